@@ -1,0 +1,137 @@
+// The reference model of SPEC.md ("Exact semantics"), as pure functions that
+// every store uses. A store observes the recorded set S of one id (after
+// dropping what left the window) and the set S' after the attempt, in the
+// compact form below; these functions turn that into a decision and a
+// RateLimitInfo. Nothing here knows about Redis or about memory.
+
+import { microsecondsToWholeMillisecondsUp } from './clock.js';
+import type { RateLimitInfo } from './rate-limit-info.js';
+
+/** One limiter's rules, in microseconds. */
+export interface WindowRule {
+  /** Length of the rolling window; a timestamp exactly this old no longer counts. */
+  readonly intervalUs: number;
+  /** At most this many recorded actions in any window. */
+  readonly maxInInterval: number;
+  /** At least this long between consecutive actions (0: no gap rule). */
+  readonly minDifferenceUs: number;
+  /** Whether blocked attempts are recorded too. */
+  readonly countBlocked: boolean;
+}
+
+/** The recorded set S before the attempt, after dropping timestamps `<= now - interval`. */
+export interface PriorWindow {
+  /** |S|; a store that keeps only the newest `maxInInterval` members reports min(|S|, maxInInterval). */
+  readonly count: number;
+  /** max(S), or undefined when S is empty. */
+  readonly newest: number | undefined;
+}
+
+/** The recorded set S' after the attempt (S' = S when the attempt was not recorded). */
+export interface RecordedWindow {
+  /** |S'|; exact below `maxInInterval`, and at least `maxInInterval` otherwise. */
+  readonly count: number;
+  /** max(S'), or undefined when S' is empty. */
+  readonly newest: number | undefined;
+  /** S'[|S'| - maxInInterval] with S' ascending, i.e. the `maxInInterval`-th newest; undefined when |S'| < maxInInterval. */
+  readonly maxthNewest: number | undefined;
+}
+
+/** Which rules block an attempt. */
+export interface Verdict {
+  readonly blocked: boolean;
+  readonly blockedDueToCount: boolean;
+  readonly blockedDueToMinDifference: boolean;
+}
+
+/** SPEC steps 2 to 4: whether an attempt at `now` is blocked, and why. */
+export function judge(rule: WindowRule, now: number, prior: PriorWindow): Verdict {
+  const blockedDueToCount = prior.count >= rule.maxInInterval;
+  const blockedDueToMinDifference =
+    rule.minDifferenceUs > 0 && prior.newest !== undefined && now - prior.newest < rule.minDifferenceUs;
+  return { blocked: blockedDueToCount || blockedDueToMinDifference, blockedDueToCount, blockedDueToMinDifference };
+}
+
+/** SPEC step 5: whether the attempt is recorded, given whether the action was allowed overall. */
+export function isRecorded(rule: WindowRule, allowed: boolean): boolean {
+  return rule.countBlocked || allowed;
+}
+
+/** SPEC steps 6 and 7: the info returned for an attempt at `now`. */
+export function describe(rule: WindowRule, now: number, verdict: Verdict, after: RecordedWindow): RateLimitInfo {
+  let waitUs = 0;
+  if (rule.minDifferenceUs > 0 && after.newest !== undefined) {
+    waitUs = Math.max(waitUs, after.newest + rule.minDifferenceUs - now);
+  }
+  if (after.count >= rule.maxInInterval && after.maxthNewest !== undefined) {
+    waitUs = Math.max(waitUs, after.maxthNewest + rule.intervalUs - now);
+  }
+  return {
+    blocked: verdict.blocked,
+    blockedDueToCount: verdict.blockedDueToCount,
+    blockedDueToMinDifference: verdict.blockedDueToMinDifference,
+    actionsRemaining: Math.max(0, rule.maxInInterval - after.count),
+    millisecondsUntilAllowed: microsecondsToWholeMillisecondsUp(waitUs),
+  };
+}
+
+/**
+ * The `k`-th newest (k >= 1) of S ∪ {now}, from the (k-1)-th and k-th newest
+ * of S alone: what a dry run needs to describe an attempt it does not record.
+ *
+ * @param now The timestamp that would be inserted.
+ * @param count |S| (the timestamps that are still in the window).
+ * @param kMinus1thNewest The (k-1)-th newest of S (ignored when k = 1).
+ * @param kthNewest The k-th newest of S, or undefined when |S| < k.
+ */
+export function kthNewestAfterInsert(
+  k: number,
+  now: number,
+  count: number,
+  kMinus1thNewest: number | undefined,
+  kthNewest: number | undefined,
+): number | undefined {
+  if (count + 1 < k) return undefined;
+  if (k === 1) return kthNewest === undefined ? now : Math.max(now, kthNewest);
+  if (kMinus1thNewest !== undefined && now >= kMinus1thNewest) return kMinus1thNewest;
+  return kthNewest === undefined ? now : Math.max(now, kthNewest);
+}
+
+/**
+ * The newest timestamps of S (after dropping what left the window) that
+ * decide an attempt completely, with k = `maxInInterval`.
+ */
+export interface WindowSample {
+  /** |S| (or min(|S|, maxInInterval) for a store that keeps only the newest). */
+  readonly count: number;
+  /** max(S), when S is not empty. */
+  readonly newest: number | undefined;
+  /** The (k-1)-th newest of S, when k >= 2 and |S| >= k - 1. */
+  readonly kMinus1thNewest: number | undefined;
+  /** The k-th newest of S, when |S| >= k. */
+  readonly kthNewest: number | undefined;
+}
+
+/** A decision, whether it records the attempt, and S' in compact form. */
+export interface Decision {
+  readonly verdict: Verdict;
+  readonly recorded: boolean;
+  readonly after: RecordedWindow;
+}
+
+/**
+ * SPEC steps 2 to 5 for one attempt at `now`, from a sample of S, without
+ * writing anything: what both a dry run and the in-memory store use.
+ */
+export function decideFromSample(rule: WindowRule, now: number, sample: WindowSample): Decision {
+  const verdict = judge(rule, now, sample);
+  const recorded = isRecorded(rule, !verdict.blocked);
+  const after: RecordedWindow = recorded
+    ? {
+        count: sample.count + 1,
+        newest: sample.newest === undefined ? now : Math.max(sample.newest, now),
+        maxthNewest: kthNewestAfterInsert(rule.maxInInterval, now, sample.count, sample.kMinus1thNewest, sample.kthNewest),
+      }
+    : { count: sample.count, newest: sample.newest, maxthNewest: sample.kthNewest };
+  return { verdict, recorded, after };
+}

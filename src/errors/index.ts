@@ -1,0 +1,4 @@
+export { RateLimiterError, isRateLimiterError, type RateLimiterErrorCode } from './rate-limiter-error.js';
+export { StoreError } from './store-error.js';
+export { TimeoutError } from './timeout-error.js';
+export { UnsupportedError } from './unsupported-error.js';

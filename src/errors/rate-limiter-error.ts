@@ -1,0 +1,54 @@
+const brand = Symbol.for('rolling-window-limiter.error');
+
+/** Stable codes carried by every error this library throws itself. */
+export type RateLimiterErrorCode =
+  | 'ERR_RATE_LIMITER_STORE'
+  | 'ERR_RATE_LIMITER_TIMEOUT'
+  | 'ERR_RATE_LIMITER_UNSUPPORTED';
+
+/**
+ * Base class of the errors that report a failure of the limiter itself: an
+ * unsupported client or mode, a store that failed or did not answer in time.
+ *
+ * Being rate limited is never an error: it is the `true` of
+ * {@link RollingRateLimiter.limit} or the `blocked` field of
+ * {@link RateLimitInfo}.
+ */
+export class RateLimiterError extends Error {
+  /** A stable, machine-readable code; see {@link RateLimiterErrorCode}. */
+  readonly code: RateLimiterErrorCode;
+
+  /**
+   * @param message What happened and what to do about it.
+   * @param code The stable code of this failure.
+   * @param options `cause`: the underlying error, when there is one.
+   */
+  constructor(message: string, code: RateLimiterErrorCode, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    Object.defineProperty(this, brand, { value: true });
+  }
+
+  override readonly name: string = 'RateLimiterError';
+}
+
+/**
+ * True when `error` is one of this library's errors, even when it comes from
+ * another copy of the library (a second version in `node_modules`, or the
+ * CommonJS build next to the ES module build).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await limiter.limit(userId);
+ * } catch (error) {
+ *   if (isRateLimiterError(error) && error.code === 'ERR_RATE_LIMITER_TIMEOUT') {
+ *     // Redis did not answer in time
+ *   }
+ *   throw error;
+ * }
+ * ```
+ */
+export function isRateLimiterError(error: unknown): error is RateLimiterError {
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[brand] === true;
+}

@@ -1,0 +1,173 @@
+import type { MicrosecondClock } from './clock.js';
+import { UnsupportedError } from './errors/unsupported-error.js';
+import type { RedisClient } from './redis/client-types.js';
+
+/** Options of {@link RollingRateLimiter}. Only `interval` and `maxInInterval` are required. */
+export interface RollingRateLimiterOptions {
+  /**
+   * Length of the rolling window, in milliseconds (an integer from 1 to 10^12).
+   * An action stops counting exactly `interval` ms after it happened.
+   */
+  readonly interval: number;
+
+  /** At most this many actions in any rolling window of `interval` ms (an integer from 1 to 2^31 - 1). */
+  readonly maxInInterval: number;
+
+  /**
+   * At least this many milliseconds between consecutive actions (an integer
+   * from 0 to 10^12); a gap of exactly `minDifference` is allowed. 0 turns the
+   * rule off.
+   * @default 0
+   */
+  readonly minDifference?: number;
+
+  /**
+   * Prefix of every Redis key of this limiter. Required when `client` is given:
+   * limiters that share a client must use distinct namespaces, or they would
+   * count each other's actions. Any string, escaped in the key.
+   * @default 'rolling-window-limiter' (only without a client)
+   */
+  readonly namespace?: string;
+
+  /**
+   * The Redis client that holds the limiter's state, shared by every process
+   * that uses it. Omitted: an in-process memory store, private to this
+   * limiter. Supported: an ioredis `Redis` or `Cluster` instance.
+   */
+  readonly client?: RedisClient;
+
+  /**
+   * Whether blocked attempts are recorded too. `true` (the default) keeps a
+   * client that hammers blocked until it slows down; `false` records only the
+   * actions that were allowed. `false` on Redis needs the atomic script path,
+   * which this version does not have yet: it is refused at construction.
+   * @default true
+   */
+  readonly countBlocked?: boolean;
+
+  /**
+   * Where time comes from: `'local'`, this process's microsecond clock, or a
+   * function returning integer microseconds since the Unix epoch (tests inject
+   * one to walk through time without sleeping). `'redis'` (Redis `TIME`) is
+   * not available yet and is refused at construction.
+   * @default 'local'
+   */
+  readonly clock?: 'local' | MicrosecondClock;
+
+  /**
+   * Longest wait for the store, in milliseconds (an integer from 1 to
+   * 2^31 - 1): past it, the call rejects with a {@link TimeoutError}. Redis
+   * answers a decision in well under a millisecond; two seconds means it is
+   * unreachable or stalled, and a caller waiting in a request path should
+   * hear so rather than hang.
+   * @default 2000
+   */
+  readonly timeout?: number;
+}
+
+/** The options after validation, with every default filled in. */
+export interface NormalizedOptions {
+  readonly interval: number;
+  readonly maxInInterval: number;
+  readonly minDifference: number;
+  readonly namespace: string;
+  readonly client: RedisClient | undefined;
+  readonly countBlocked: boolean;
+  readonly clock: 'local' | MicrosecondClock;
+  readonly timeout: number;
+}
+
+/** Defaults of the optional options (`namespace` has one only without a client). */
+export const DEFAULT_OPTIONS = {
+  minDifference: 0,
+  countBlocked: true,
+  clock: 'local',
+  timeout: 2000,
+  memoryNamespace: 'rolling-window-limiter',
+} as const;
+
+const MAX_MILLISECONDS = 1e12;
+const MAX_COUNT = 2 ** 31 - 1;
+const KNOWN_OPTIONS = new Set([
+  'interval',
+  'maxInInterval',
+  'minDifference',
+  'namespace',
+  'client',
+  'countBlocked',
+  'clock',
+  'timeout',
+]);
+
+/** Renders a received value for an error message: `0` (number), `'x'` (string), `null`. */
+export function describeValue(value: unknown): string {
+  if (value === null) return '`null`';
+  if (typeof value === 'string') return `\`${JSON.stringify(value).slice(0, 60)}\` (string)`;
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'object') return `an object (${Object.prototype.toString.call(value)})`;
+  return `\`${String(value)}\` (${typeof value})`;
+}
+
+function integerInRange(options: object, name: string, min: number, max: number, fallback?: number): number {
+  const value = (options as Record<string, unknown>)[name];
+  if (value === undefined && fallback !== undefined) return fallback;
+  const expected = `Expected \`${name}\` to be an integer from ${min} to ${max}`;
+  if (typeof value !== 'number') throw new TypeError(`${expected}, got ${describeValue(value)}`);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${expected}, got ${describeValue(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Validates the caller's options once and fills in the defaults, without
+ * touching the caller's object. Throws `TypeError` for a value of the wrong
+ * type and `RangeError` for a value out of range, naming the option and the
+ * value received.
+ */
+export function normalizeOptions(options: RollingRateLimiterOptions): NormalizedOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`Expected the options to be an object, got ${describeValue(options)}`);
+  }
+  for (const name of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(name)) {
+      throw new TypeError(`Unknown option \`${name}\`; the options are ${[...KNOWN_OPTIONS].join(', ')}`);
+    }
+  }
+  const interval = integerInRange(options, 'interval', 1, MAX_MILLISECONDS);
+  const maxInInterval = integerInRange(options, 'maxInInterval', 1, MAX_COUNT);
+  const minDifference = integerInRange(options, 'minDifference', 0, MAX_MILLISECONDS, DEFAULT_OPTIONS.minDifference);
+  const timeout = integerInRange(options, 'timeout', 1, MAX_COUNT, DEFAULT_OPTIONS.timeout);
+
+  const { client, countBlocked = DEFAULT_OPTIONS.countBlocked, clock = DEFAULT_OPTIONS.clock } = options;
+  if (client !== undefined && (typeof client !== 'object' || client === null)) {
+    throw new TypeError(`Expected \`client\` to be a Redis client object, got ${describeValue(client)}`);
+  }
+  if (typeof countBlocked !== 'boolean') {
+    throw new TypeError(`Expected \`countBlocked\` to be a boolean, got ${describeValue(countBlocked)}`);
+  }
+  if ((clock as unknown) === 'redis') {
+    throw new UnsupportedError(
+      "`clock: 'redis'` (time from Redis TIME inside a script) is not available in this version yet; use 'local' or a function returning integer microseconds",
+    );
+  }
+  if (typeof clock !== 'function' && clock !== 'local') {
+    const message = `Expected \`clock\` to be 'local' or a function returning integer microseconds, got ${describeValue(clock)}`;
+    if (typeof clock === 'string') throw new RangeError(message);
+    throw new TypeError(message);
+  }
+
+  let namespace = options.namespace;
+  if (namespace === undefined) {
+    if (client !== undefined) {
+      throw new TypeError(
+        'Expected `namespace` to be a string when `client` is given: limiters that share a Redis client need distinct namespaces',
+      );
+    }
+    namespace = DEFAULT_OPTIONS.memoryNamespace;
+  } else if (typeof namespace !== 'string') {
+    throw new TypeError(`Expected \`namespace\` to be a string, got ${describeValue(namespace)}`);
+  }
+
+  return { interval, maxInInterval, minDifference, namespace, client, countBlocked, clock, timeout };
+}

@@ -1,0 +1,32 @@
+import type { RedisAdapter } from './adapter.js';
+import type { IORedisLikeClient, RedisCommand } from './client-types.js';
+
+/** {@link RedisAdapter} for ioredis `Redis` and `Cluster` instances. */
+export class IORedisAdapter implements RedisAdapter {
+  readonly #client: IORedisLikeClient;
+
+  constructor(client: IORedisLikeClient) {
+    this.#client = client;
+  }
+
+  async transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
+    const replies = await this.#client.multi(commands as unknown as (string | number)[][]).exec();
+    if (replies === null) throw new Error('MULTI was aborted by Redis (EXEC returned null)');
+    const results: unknown[] = [];
+    for (const [error, result] of replies) {
+      if (error) throw error;
+      results.push(result);
+    }
+    return results;
+  }
+}
+
+/** True when `client` looks like an ioredis `Redis` or `Cluster` instance. */
+export function isIORedisClient(client: object): client is IORedisLikeClient {
+  const candidate = client as Partial<Record<'isCluster' | 'multi' | 'pipeline', unknown>>;
+  return (
+    typeof candidate.isCluster === 'boolean' &&
+    typeof candidate.multi === 'function' &&
+    typeof candidate.pipeline === 'function'
+  );
+}

@@ -1,0 +1,178 @@
+import { localMicroseconds, millisecondsToMicroseconds, type MicrosecondClock } from './clock.js';
+import { describe, type WindowRule } from './decision.js';
+import { UnsupportedError } from './errors/unsupported-error.js';
+import { normalizeId, type LimiterId } from './ids.js';
+import { KeyBuilder } from './keys.js';
+import { normalizeOptions, type RollingRateLimiterOptions } from './options.js';
+import type { RateLimitInfo } from './rate-limit-info.js';
+import { createAdapter } from './redis/create-adapter.js';
+import { MemoryStore } from './stores/memory-store.js';
+import { RedisMultiStore } from './stores/redis-multi-store.js';
+import type { AttemptOutcome, AttemptRequest, Store } from './stores/store.js';
+import { callStore } from './with-timeout.js';
+
+/**
+ * An exact rolling-window rate limiter with a minimum gap between actions:
+ * at most `maxInInterval` actions in any window of `interval` ms, and at
+ * least `minDifference` ms between consecutive actions, per id. With a Redis
+ * `client`, every process that uses the same namespace shares the limit;
+ * without one, the limit lives in this process's memory.
+ *
+ * @example
+ * ```ts
+ * import { RollingRateLimiter } from 'rolling-window-limiter';
+ *
+ * const limiter = new RollingRateLimiter({
+ *   client: redis,            // an ioredis client; omit it for the in-memory store
+ *   namespace: 'push',
+ *   interval: 60_000,         // at most 10 per minute...
+ *   maxInInterval: 10,
+ *   minDifference: 3_000,     // ...and at least 3 s apart
+ * });
+ *
+ * if (await limiter.limit(userId)) return; // blocked: don't send
+ * await sendPushNotification(userId);
+ * ```
+ */
+export class RollingRateLimiter {
+  readonly #rule: WindowRule;
+  readonly #store: Store;
+  readonly #keys: KeyBuilder;
+  readonly #clock: MicrosecondClock;
+  readonly #timeout: number;
+  readonly #options: ReturnType<typeof normalizeOptions>;
+
+  /**
+   * @param options See {@link RollingRateLimiterOptions}.
+   * @throws TypeError when an option has the wrong type, naming it and the value received.
+   * @throws RangeError when an option is out of range, naming it and the value received.
+   * @throws {@link UnsupportedError} when the client or the mode is not supported.
+   */
+  constructor(options: RollingRateLimiterOptions) {
+    const normalized = normalizeOptions(options);
+    this.#options = normalized;
+    this.#rule = {
+      intervalUs: millisecondsToMicroseconds(normalized.interval),
+      maxInInterval: normalized.maxInInterval,
+      minDifferenceUs: millisecondsToMicroseconds(normalized.minDifference),
+      countBlocked: normalized.countBlocked,
+    };
+    this.#keys = new KeyBuilder(normalized.namespace);
+    this.#clock = normalized.clock === 'local' ? localMicroseconds : checkedClock(normalized.clock);
+    this.#timeout = normalized.timeout;
+    if (normalized.client === undefined) {
+      this.#store = new MemoryStore();
+    } else {
+      const adapter = createAdapter(normalized.client);
+      if (!normalized.countBlocked) {
+        throw new UnsupportedError(
+          '`countBlocked: false` on Redis needs the atomic script path, which this version does not have yet; ' +
+            'use `countBlocked: true` or the in-memory store (no `client`)',
+        );
+      }
+      this.#store = new RedisMultiStore(adapter);
+    }
+  }
+
+  /** The window length, in milliseconds. */
+  get interval(): number {
+    return this.#options.interval;
+  }
+
+  /** The most actions allowed in one window. */
+  get maxInInterval(): number {
+    return this.#options.maxInInterval;
+  }
+
+  /** The least time between consecutive actions, in milliseconds (0: no gap rule). */
+  get minDifference(): number {
+    return this.#options.minDifference;
+  }
+
+  /** The prefix of this limiter's keys. */
+  get namespace(): string {
+    return this.#options.namespace;
+  }
+
+  /** Whether blocked attempts are recorded too. */
+  get countBlocked(): boolean {
+    return this.#options.countBlocked;
+  }
+
+  /**
+   * Attempts an action for `id` and records it (see `countBlocked`).
+   *
+   * @param id The id to limit, usually a user id.
+   * @returns `true` when the action is blocked and must not happen, `false` when it may go ahead.
+   * @throws TypeError (as a rejection) when `id` is not a non-empty string or a finite number.
+   * @throws {@link StoreError} or {@link TimeoutError} (as a rejection) when the store fails.
+   *
+   * @example
+   * ```ts
+   * if (await limiter.limit(userId)) return; // blocked
+   * ```
+   */
+  async limit(id: LimiterId): Promise<boolean> {
+    return (await this.limitWithInfo(id)).blocked;
+  }
+
+  /**
+   * Like {@link limit}, with the numbers behind the decision.
+   *
+   * @example
+   * ```ts
+   * const info = await limiter.limitWithInfo(userId);
+   * if (info.blocked) {
+   *   response.setHeader('Retry-After', Math.ceil(info.millisecondsUntilAllowed / 1000));
+   * }
+   * ```
+   */
+  async limitWithInfo(id: LimiterId): Promise<RateLimitInfo> {
+    return this.#run(id, 'attempt');
+  }
+
+  /**
+   * A dry run of {@link limit}: whether an attempt now would be blocked. Writes
+   * nothing: no attempt is recorded, no expiry changes.
+   */
+  async wouldLimit(id: LimiterId): Promise<boolean> {
+    return (await this.wouldLimitWithInfo(id)).blocked;
+  }
+
+  /**
+   * A dry run of {@link limitWithInfo}: exactly what it would return at this
+   * moment, and writes nothing.
+   */
+  async wouldLimitWithInfo(id: LimiterId): Promise<RateLimitInfo> {
+    return this.#run(id, 'peek');
+  }
+
+  /** Forgets every action recorded for `id`, as if it had never acted. */
+  async clear(id: LimiterId): Promise<void> {
+    const key = this.#keys.keyFor(normalizeId(id));
+    await callStore(() => this.#store.clear(key), this.#timeout, 'Clearing an id');
+  }
+
+  async #run(id: LimiterId, operation: 'attempt' | 'peek'): Promise<RateLimitInfo> {
+    const request: AttemptRequest = { key: this.#keys.keyFor(normalizeId(id)), rule: this.#rule, now: this.#clock() };
+    const outcome: AttemptOutcome = await callStore(
+      () => this.#store[operation](request),
+      this.#timeout,
+      operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
+    );
+    return describe(this.#rule, request.now, outcome.verdict, outcome.after);
+  }
+}
+
+/** Wraps a user's clock so that a value that is not an integer number of microseconds is a clear error. */
+function checkedClock(clock: MicrosecondClock): MicrosecondClock {
+  return () => {
+    const now = clock();
+    if (!Number.isSafeInteger(now) || now < 0) {
+      throw new TypeError(
+        `Expected \`clock\` to return a non-negative integer number of microseconds since the epoch, got \`${String(now)}\` (${typeof now})`,
+      );
+    }
+    return now;
+  };
+}

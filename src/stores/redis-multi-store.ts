@@ -1,0 +1,110 @@
+import { microsecondsToWholeMillisecondsUp } from '../clock.js';
+import { decideFromSample, judge, type RecordedWindow, type WindowRule } from '../decision.js';
+import { StoreError } from '../errors/store-error.js';
+import { nextMember } from '../member.js';
+import type { RedisAdapter } from '../redis/adapter.js';
+import type { RedisCommand } from '../redis/client-types.js';
+import { readInteger, readScoredMembers, type ScoredMember } from '../redis/replies.js';
+import type { AttemptOutcome, AttemptRequest, Store } from './store.js';
+
+/**
+ * The Redis store for `countBlocked: true`: one MULTI/EXEC per attempt.
+ *
+ * Every attempt is recorded in this mode, so the store can write first and
+ * read the result in the same transaction:
+ *
+ * ```
+ * ZREMRANGEBYSCORE key -inf <now - interval>   drop what left the window
+ * ZADD             key <now> <member>          record the attempt
+ * ZCARD            key                         |S'|
+ * ZRANGE           key -2 -1 WITHSCORES        the two newest: max(S') and max(S)
+ * ZRANGE           key -k -k WITHSCORES        the k-th newest of S' (k = maxInInterval > 2)
+ * ZREMRANGEBYRANK  key 0 -(k+1)                keep only the newest k
+ * PEXPIRE          key <interval ms>           idle ids cost nothing
+ * ```
+ *
+ * Replies are a few numbers and at most three members, whatever
+ * `maxInInterval` is. Keeping only the newest `maxInInterval` members bounds
+ * the key under a flood (at most k + 1 members, and only inside the
+ * transaction) without changing any decision: the count rule, the gap rule
+ * and the wait only ever look at the newest k timestamps.
+ */
+export class RedisMultiStore implements Store {
+  readonly #redis: RedisAdapter;
+
+  constructor(redis: RedisAdapter) {
+    this.#redis = redis;
+  }
+
+  async attempt({ key, rule, now }: AttemptRequest): Promise<AttemptOutcome> {
+    if (!rule.countBlocked) throw new StoreError('The MULTI path records every attempt; it cannot serve countBlocked: false');
+    const k = rule.maxInInterval;
+    const member = nextMember();
+    const commands: RedisCommand[] = [
+      ['ZREMRANGEBYSCORE', key, '-inf', now - rule.intervalUs],
+      ['ZADD', key, now, member],
+      ['ZCARD', key],
+      ['ZRANGE', key, -2, -1, 'WITHSCORES'],
+    ];
+    if (k > 2) commands.push(['ZRANGE', key, -k, -k, 'WITHSCORES']);
+    commands.push(['ZREMRANGEBYRANK', key, 0, -(k + 1)], ['PEXPIRE', key, ttlMilliseconds(rule)]);
+
+    const replies = await this.#redis.transaction(commands);
+    if (readInteger(replies[1], 'ZADD') !== 1) {
+      throw new StoreError(`ZADD did not add member ${member}: the member already existed`);
+    }
+    const count = readInteger(replies[2], 'ZCARD');
+    const newestTwo = readScoredMembers(replies[3], 'ZRANGE -2 -1');
+    const maxth = k > 2 ? readScoredMembers(replies[4], `ZRANGE -${k} -${k}`)[0] : kthOfNewestTwo(newestTwo, k);
+    const previous = newestTwo.filter((entry) => entry.member !== member).at(-1);
+
+    const verdict = judge(rule, now, { count: count - 1, newest: previous?.score });
+    const after: RecordedWindow = { count, newest: newestTwo.at(-1)?.score, maxthNewest: maxth?.score };
+    return { verdict, after };
+  }
+
+  async peek({ key, rule, now }: AttemptRequest): Promise<AttemptOutcome> {
+    const k = rule.maxInInterval;
+    const commands: RedisCommand[] = [
+      ['ZCOUNT', key, `(${now - rule.intervalUs}`, '+inf'],
+      ['ZRANGE', key, -1, -1, 'WITHSCORES'],
+    ];
+    if (k >= 2) commands.push(['ZRANGE', key, -k, -(k - 1), 'WITHSCORES']);
+
+    const replies = await this.#redis.transaction(commands);
+    const count = readInteger(replies[0], 'ZCOUNT');
+    const newest = readScoredMembers(replies[1], 'ZRANGE -1 -1')[0]?.score;
+    let kMinus1th: number | undefined;
+    let kth: number | undefined;
+    if (k >= 2) {
+      // Ranks -k and -(k-1): two entries when the key holds k or more, only the (k-1)-th newest when it holds k - 1.
+      const pair = readScoredMembers(replies[2], `ZRANGE -${k} -${k - 1}`);
+      kMinus1th = pair.at(-1)?.score;
+      kth = pair.length === 2 ? pair[0]?.score : undefined;
+    } else {
+      kth = newest;
+    }
+    // Stored members older than the window may still be there (a dry run removes nothing): only the newest `count` count.
+    const { verdict, after } = decideFromSample(rule, now, {
+      count,
+      newest: count > 0 ? newest : undefined,
+      kMinus1thNewest: k >= 2 && count >= k - 1 ? kMinus1th : undefined,
+      kthNewest: count >= k ? kth : undefined,
+    });
+    return { verdict, after };
+  }
+
+  async clear(key: string): Promise<void> {
+    await this.#redis.transaction([['DEL', key]]);
+  }
+}
+
+/** The key's time to live: the newest member leaves the window `interval` after it was added. */
+function ttlMilliseconds(rule: WindowRule): number {
+  return microsecondsToWholeMillisecondsUp(rule.intervalUs);
+}
+
+/** The k-th newest (k = 1 or 2) among the two newest entries, when there are that many. */
+function kthOfNewestTwo(newestTwo: readonly ScoredMember[], k: number): ScoredMember | undefined {
+  return newestTwo.length >= k ? newestTwo[newestTwo.length - k] : undefined;
+}
