@@ -105,7 +105,10 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'string') return `\`${JSON.stringify(value).slice(0, 60)}\` (string)`;
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'object') return `an object (${Object.prototype.toString.call(value)})`;
-  return `\`${String(value)}\` (${typeof value})`;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    return `\`${String(value)}\` (${typeof value})`;
+  }
+  return typeof value === 'symbol' ? `\`${value.toString()}\` (symbol)` : '`undefined`';
 }
 
 function integerInRange(options: object, name: string, min: number, max: number, fallback?: number): number {

@@ -2,7 +2,7 @@
 // what the limiter uses, so that users install only the client they use and
 // the library's types never import a client package.
 
-/** One command and its arguments, e.g. `['ZADD', key, 1, member]`. */
+/** One command and its arguments, the name in lower case (as ioredis's methods are named), e.g. `['zadd', key, 1, member]`. */
 export type RedisCommand = readonly [name: string, ...args: (string | number)[]];
 
 /**

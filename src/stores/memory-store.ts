@@ -1,27 +1,26 @@
 import { decideFromSample, type WindowRule, type WindowSample } from '../decision.js';
 import type { AttemptOutcome, AttemptRequest, Store } from './store.js';
 import { firstIndexAbove, insertSorted } from './sorted-timestamps.js';
+import { ExpiryQueue } from './expiry-queue.js';
 
-interface Entry {
+/** One id's state. */
+export interface MemoryEntry {
+  readonly key: string;
   /** Recorded timestamps, ascending; only the newest `maxInInterval` are kept. */
   readonly timestamps: number[];
   /** When the newest timestamp leaves the window, in microseconds. */
   expiresAt: number;
 }
 
-/** Most expired ids reclaimed by one call, so that no single call pays for a large backlog. */
-const MAX_RECLAIMED_PER_CALL = 64;
-
 /**
- * The in-process store, used when a limiter has no `client`. State lives in
- * one `Map` kept in order of last write; because every id of a limiter has
- * the same interval, that is also the order of expiry, so each call reclaims
- * the expired ids at the front in amortized constant time. No timer is kept
- * (per id or otherwise), so the process can always exit, and memory stays
- * proportional to the ids active within the last interval.
+ * The in-process store, used when a limiter has no `client`. Each call
+ * reclaims a few ids whose window has emptied (see {@link ExpiryQueue}), so
+ * memory stays proportional to the ids active within the last interval. No
+ * timer is kept, per id or otherwise, so the process can always exit.
  */
 export class MemoryStore implements Store {
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries = new Map<string, MemoryEntry>();
+  readonly #expiry = new ExpiryQueue<MemoryEntry>();
 
   /** How many ids hold state right now (for tests and monitoring). */
   get size(): number {
@@ -29,8 +28,8 @@ export class MemoryStore implements Store {
   }
 
   async attempt({ key, rule, now }: AttemptRequest): Promise<AttemptOutcome> {
-    this.#reclaimExpired(now);
-    const entry = this.#entries.get(key);
+    this.#expiry.reclaim(now, (entry) => this.#entries.get(entry.key) === entry, (entry) => this.#entries.delete(entry.key));
+    let entry = this.#entries.get(key);
     const timestamps = entry?.timestamps ?? [];
     const start = firstIndexAbove(timestamps, now - rule.intervalUs);
     if (start > 0) timestamps.splice(0, start);
@@ -39,9 +38,16 @@ export class MemoryStore implements Store {
       insertSorted(timestamps, now);
       if (timestamps.length > rule.maxInInterval) timestamps.splice(0, timestamps.length - rule.maxInInterval);
     }
-    this.#entries.delete(key);
     const newest = timestamps[timestamps.length - 1];
-    if (newest !== undefined) this.#entries.set(key, { timestamps, expiresAt: newest + rule.intervalUs });
+    if (newest === undefined) {
+      this.#entries.delete(key);
+    } else if (entry === undefined) {
+      entry = { key, timestamps, expiresAt: newest + rule.intervalUs };
+      this.#entries.set(key, entry);
+      this.#expiry.add(entry, entry.expiresAt);
+    } else {
+      entry.expiresAt = newest + rule.intervalUs;
+    }
     return decision;
   }
 
@@ -52,15 +58,6 @@ export class MemoryStore implements Store {
 
   async clear(key: string): Promise<void> {
     this.#entries.delete(key);
-  }
-
-  #reclaimExpired(now: number): void {
-    let reclaimed = 0;
-    for (const [key, entry] of this.#entries) {
-      if (entry.expiresAt > now || reclaimed === MAX_RECLAIMED_PER_CALL) return;
-      this.#entries.delete(key);
-      reclaimed += 1;
-    }
   }
 }
 

@@ -41,13 +41,13 @@ export class RedisMultiStore implements Store {
     const k = rule.maxInInterval;
     const member = nextMember();
     const commands: RedisCommand[] = [
-      ['ZREMRANGEBYSCORE', key, '-inf', now - rule.intervalUs],
-      ['ZADD', key, now, member],
-      ['ZCARD', key],
-      ['ZRANGE', key, -2, -1, 'WITHSCORES'],
+      ['zremrangebyscore', key, '-inf', now - rule.intervalUs],
+      ['zadd', key, now, member],
+      ['zcard', key],
+      ['zrange', key, -2, -1, 'withscores'],
     ];
-    if (k > 2) commands.push(['ZRANGE', key, -k, -k, 'WITHSCORES']);
-    commands.push(['ZREMRANGEBYRANK', key, 0, -(k + 1)], ['PEXPIRE', key, ttlMilliseconds(rule)]);
+    if (k > 2) commands.push(['zrange', key, -k, -k, 'withscores']);
+    commands.push(['zremrangebyrank', key, 0, -(k + 1)], ['pexpire', key, ttlMilliseconds(rule)]);
 
     const replies = await this.#redis.transaction(commands);
     if (readInteger(replies[1], 'ZADD') !== 1) {
@@ -66,10 +66,10 @@ export class RedisMultiStore implements Store {
   async peek({ key, rule, now }: AttemptRequest): Promise<AttemptOutcome> {
     const k = rule.maxInInterval;
     const commands: RedisCommand[] = [
-      ['ZCOUNT', key, `(${now - rule.intervalUs}`, '+inf'],
-      ['ZRANGE', key, -1, -1, 'WITHSCORES'],
+      ['zcount', key, `(${now - rule.intervalUs}`, '+inf'],
+      ['zrange', key, -1, -1, 'withscores'],
     ];
-    if (k >= 2) commands.push(['ZRANGE', key, -k, -(k - 1), 'WITHSCORES']);
+    if (k >= 2) commands.push(['zrange', key, -k, -(k - 1), 'withscores']);
 
     const replies = await this.#redis.transaction(commands);
     const count = readInteger(replies[0], 'ZCOUNT');
@@ -95,7 +95,7 @@ export class RedisMultiStore implements Store {
   }
 
   async clear(key: string): Promise<void> {
-    await this.#redis.transaction([['DEL', key]]);
+    await this.#redis.transaction([['del', key]]);
   }
 }
 
