@@ -1,0 +1,243 @@
+// Starts real `redis-server` processes on free 127.0.0.1 ports for tests, and
+// stops exactly those processes again (by their PID), also when a test run ends
+// without stopping them. `useRedis()` is what test files call: it uses
+// REDIS_URL when the user brings a server, or starts one here.
+//
+// A Redis Cluster launcher can live next to this module and build on
+// startRedisServer: each node is a server started with extraArgs such as
+// `--cluster-enabled yes --cluster-config-file <file> --dir <tmpdir>`. A node
+// whose cluster bus port (port + 10000) is taken exits with "Address already in
+// use", which startRedisServer already answers by retrying on another port.
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
+import { findFreeLoopbackPort, LOOPBACK_HOST } from './free-port.js';
+import { answersPing } from './resp-ping.js';
+
+/** A redis-server process started by this module, bound to 127.0.0.1. */
+export interface RedisServer {
+  readonly host: string;
+  readonly port: number;
+  /** `redis://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** PID of the current process; changes on restart(). */
+  readonly pid: number | undefined;
+  /** SIGTERM, then SIGKILL after 3 s; resolves once the process has exited. Safe to call twice. */
+  stop(): Promise<void>;
+  /** Freezes the process (SIGSTOP): connections are accepted by the kernel but never answered. */
+  pause(): void;
+  /** Unfreezes a paused process (SIGCONT). */
+  resume(): void;
+  /** Stops the process and starts a new one on the same port with the same arguments. */
+  restart(): Promise<void>;
+}
+
+/** Options for {@link startRedisServer}. */
+export interface StartRedisServerOptions {
+  /** Arguments appended to the defaults, e.g. `['--maxmemory', '10mb']`. */
+  extraArgs?: string[];
+}
+
+/** What a test file needs from a Redis server, wherever it comes from. */
+export interface UsedRedis {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Message of the error thrown when redis-server cannot be found on PATH. */
+export const REDIS_SERVER_MISSING_MESSAGE = [
+  'redis-server is not installed (not found on PATH), and the Redis tests need a real server.',
+  '`npm test` installs it by itself on Debian/Ubuntu when run as root; otherwise install it:',
+  '  Debian/Ubuntu: sudo apt-get install redis-server',
+  '  macOS:         brew install redis',
+  'or set REDIS_URL=redis://127.0.0.1:6379 to use a server you run (the tests write and delete keys there).',
+].join('\n');
+
+const READY_TIMEOUT_MS = 5_000;
+const READY_POLL_INTERVAL_MS = 25;
+const READY_PING_TIMEOUT_MS = 250;
+const STOP_GRACE_MS = 3_000;
+const KILL_WAIT_MS = 5_000;
+const PORT_ATTEMPTS = 5;
+const KEPT_OUTPUT_CHARS = 16_000;
+
+/** Children started here and not yet exited; SIGKILLed if the test process exits first. */
+const runningChildren = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of runningChildren) child.kill('SIGKILL');
+});
+
+/** A spawned redis-server with its exit promise and the tail of its stdout/stderr. */
+interface LaunchedProcess {
+  child: ChildProcess;
+  exited: Promise<void>;
+  output(): string;
+}
+
+/** Raised when redis-server exits because its port was taken between probe and bind. */
+class PortTakenError extends Error {}
+
+/** The redis-server command line: loopback only, no persistence, in the foreground. */
+export function redisServerArgs(port: number, extraArgs: readonly string[] = []): string[] {
+  return [
+    '--port', String(port),
+    '--bind', LOOPBACK_HOST,
+    '--save', '',
+    '--appendonly', 'no',
+    '--daemonize', 'no',
+    '--protected-mode', 'yes',
+    ...extraArgs,
+  ];
+}
+
+function hasExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+function captureOutput(child: ChildProcess): () => string {
+  let kept = '';
+  const keep = (chunk: Buffer): void => {
+    kept = (kept + chunk.toString('utf8')).slice(-KEPT_OUTPUT_CHARS);
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return () => kept;
+}
+
+/** Resolves true if `promise` settles within `ms`, false otherwise. */
+async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function spawnRedisServer(args: readonly string[]): Promise<LaunchedProcess> {
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const output = captureOutput(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await once(child, 'spawn');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(REDIS_SERVER_MISSING_MESSAGE, { cause: error });
+    throw error;
+  }
+  runningChildren.add(child);
+  void exited.then(() => runningChildren.delete(child));
+  return { child, exited, output };
+}
+
+/** Stops the process: SIGTERM (after SIGCONT, in case it is paused), SIGKILL after the grace period. */
+async function terminate({ child, exited }: LaunchedProcess): Promise<void> {
+  if (!hasExited(child)) {
+    child.kill('SIGCONT'); // a stopped process would not act on SIGTERM until continued
+    child.kill('SIGTERM');
+    if (!(await settlesWithin(exited, STOP_GRACE_MS))) child.kill('SIGKILL');
+  }
+  if (!(await settlesWithin(exited, KILL_WAIT_MS))) {
+    throw new Error(`redis-server (pid ${child.pid}) did not exit after SIGKILL`);
+  }
+}
+
+async function earlyExitError(launched: LaunchedProcess, port: number): Promise<Error> {
+  await delay(50); // let the last of its output arrive
+  const { exitCode, signalCode } = launched.child;
+  const output = launched.output();
+  const message = `redis-server on port ${port} exited early (code ${exitCode}, signal ${signalCode}):\n${output}`;
+  return /address already in use/i.test(output) ? new PortTakenError(message) : new Error(message);
+}
+
+/** Polls PING until the server answers, it exits, or READY_TIMEOUT_MS passes. */
+async function waitUntilReady(launched: LaunchedProcess, port: number): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const maxPolls = Math.ceil(READY_TIMEOUT_MS / READY_POLL_INTERVAL_MS);
+  for (let poll = 0; poll < maxPolls && Date.now() < deadline; poll++) {
+    if (hasExited(launched.child)) throw await earlyExitError(launched, port);
+    if (await answersPing(LOOPBACK_HOST, port, READY_PING_TIMEOUT_MS)) return;
+    await delay(READY_POLL_INTERVAL_MS);
+  }
+  await terminate(launched);
+  throw new Error(`redis-server on port ${port} did not answer PING within ${READY_TIMEOUT_MS} ms:\n${launched.output()}`);
+}
+
+async function launchUntilReady(port: number, args: readonly string[]): Promise<LaunchedProcess> {
+  const launched = await spawnRedisServer(args);
+  await waitUntilReady(launched, port);
+  return launched;
+}
+
+class LocalRedisServer implements RedisServer {
+  readonly host = LOOPBACK_HOST;
+  readonly url: string;
+
+  constructor(
+    readonly port: number,
+    private readonly args: readonly string[],
+    private launched: LaunchedProcess,
+  ) {
+    this.url = `redis://${this.host}:${port}`;
+  }
+
+  get pid(): number | undefined {
+    return this.launched.child.pid;
+  }
+
+  stop(): Promise<void> {
+    return terminate(this.launched);
+  }
+
+  pause(): void {
+    this.signalRunning('SIGSTOP');
+  }
+
+  resume(): void {
+    this.signalRunning('SIGCONT');
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    this.launched = await launchUntilReady(this.port, this.args);
+  }
+
+  private signalRunning(signal: NodeJS.Signals): void {
+    if (hasExited(this.launched.child)) throw new Error(`redis-server on port ${this.port} is not running`);
+    this.launched.child.kill(signal);
+  }
+}
+
+/**
+ * Starts `redis-server` on a free 127.0.0.1 port and resolves once it answers
+ * PING. Retries on another port if the chosen one gets taken before the bind.
+ * Throws (never skips) if redis-server is not installed, exits early, or does
+ * not answer within 5 s; the error includes the server's output.
+ */
+export async function startRedisServer(options: StartRedisServerOptions = {}): Promise<RedisServer> {
+  for (let attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
+    const port = await findFreeLoopbackPort();
+    const args = redisServerArgs(port, options.extraArgs);
+    try {
+      return new LocalRedisServer(port, args, await launchUntilReady(port, args));
+    } catch (error) {
+      if (!(error instanceof PortTakenError) || attempt === PORT_ATTEMPTS) throw error;
+    }
+  }
+  throw new Error(`redis-server could not bind a free port in ${PORT_ATTEMPTS} attempts`);
+}
+
+/**
+ * The Redis server a test file should use: REDIS_URL if set (its stop() does
+ * nothing), otherwise a server started with {@link startRedisServer}. Call it in
+ * a mocha `before` and call `stop()` in `after`.
+ */
+export async function useRedis(): Promise<UsedRedis> {
+  const externalUrl = process.env.REDIS_URL;
+  if (externalUrl) return { url: externalUrl, stop: async () => {} };
+  const server = await startRedisServer();
+  return { url: server.url, stop: () => server.stop() };
+}
