@@ -1,6 +1,7 @@
 // The spec reporter, followed by one plain closing line that any reader of
 // the log can find: "tests: N passed, N failed" (", N skipped" when any were).
 'use strict';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const Mocha = require('mocha');
 
 class SpecWithSummary extends Mocha.reporters.Spec {

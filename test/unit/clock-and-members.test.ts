@@ -1,0 +1,40 @@
+import { expect } from 'chai';
+import { localMicroseconds, microsecondsToWholeMillisecondsUp } from '../../src/clock.js';
+import { nextMember } from '../../src/member.js';
+
+describe('localMicroseconds', () => {
+  it('returns integer microseconds since the epoch that follow the wall clock', () => {
+    const before = Date.now() * 1000;
+    const now = localMicroseconds();
+    const after = (Date.now() + 1) * 1000;
+    expect(Number.isSafeInteger(now)).to.equal(true);
+    expect(now).to.be.within(before, after);
+  });
+
+  it('is strictly increasing, even when called many times within a microsecond', () => {
+    let previous = localMicroseconds();
+    for (let i = 0; i < 100_000; i += 1) {
+      const now = localMicroseconds();
+      expect(now > previous).to.equal(true);
+      previous = now;
+    }
+  });
+});
+
+describe('microsecondsToWholeMillisecondsUp', () => {
+  it('rounds up so a wait is never reported short', () => {
+    expect(microsecondsToWholeMillisecondsUp(0)).to.equal(0);
+    expect(microsecondsToWholeMillisecondsUp(1)).to.equal(1);
+    expect(microsecondsToWholeMillisecondsUp(1000)).to.equal(1);
+    expect(microsecondsToWholeMillisecondsUp(1001)).to.equal(2);
+  });
+});
+
+describe('nextMember', () => {
+  it('is unique and short', () => {
+    const members = new Set<string>();
+    for (let i = 0; i < 100_000; i += 1) members.add(nextMember());
+    expect(members.size).to.equal(100_000);
+    for (const member of members) expect(member.length).to.be.at.most(12);
+  });
+});

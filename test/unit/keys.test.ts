@@ -1,0 +1,65 @@
+import { expect } from 'chai';
+import { KeyBuilder, escapeKeyPart } from '../../src/keys.js';
+import { SeededRandom } from '../support/random.js';
+
+/** The Redis Cluster hash tag of a key, as Redis computes it. */
+function hashTag(key: string): string {
+  const open = key.indexOf('{');
+  if (open === -1) return key;
+  const close = key.indexOf('}', open + 1);
+  if (close === -1 || close === open + 1) return key;
+  return key.slice(open + 1, close);
+}
+
+function randomString(random: SeededRandom): string {
+  const alphabet = ['a', 'b', ':', '{', '}', '%', '7', 'B', 'D', '3', 'A', ' ', '\u00e9', '\uD83D', '\uDE00', '\uD800', '\uDFFF', '\0', 'u'];
+  let text = '';
+  const length = random.int(0, 8);
+  for (let i = 0; i < length; i += 1) text += random.pick(alphabet);
+  return text;
+}
+
+describe('keys', () => {
+  it('builds namespace:{id}', () => {
+    expect(new KeyBuilder('push').keyFor('42')).to.equal('push:{42}');
+  });
+
+  it('leaves a plain part untouched (no work in the common case)', () => {
+    const id = 'user-123_abc.DEF';
+    expect(escapeKeyPart(id)).to.equal(id);
+  });
+
+  it('escapes delimiters and lone surrogates but keeps surrogate pairs', () => {
+    expect(escapeKeyPart('a:b{c}d%')).to.equal('a%3Ab%7Bc%7Dd%25');
+    expect(escapeKeyPart('😀')).to.equal('😀');
+    expect(escapeKeyPart('x\uD800y')).to.equal('x%uD800y');
+    expect(escapeKeyPart('\uDFFF')).to.equal('%uDFFF');
+  });
+
+  it('is injective and puts exactly the id in the hash tag, on 20,000 random (namespace, id) pairs', () => {
+    const random = new SeededRandom(20261121);
+    const seen = new Map<string, string>();
+    for (let i = 0; i < 20_000; i += 1) {
+      const namespace = randomString(random);
+      const id = randomString(random) || 'x';
+      const key = new KeyBuilder(namespace).keyFor(id);
+      const pair = JSON.stringify([namespace, id]);
+      const previous = seen.get(key);
+      if (previous !== undefined) expect(previous, `key ${key}`).to.equal(pair);
+      seen.set(key, pair);
+      expect(hashTag(key)).to.equal(escapeKeyPart(id));
+      // UTF-8 cannot carry a lone surrogate: keys must be well formed so that no two collapse into U+FFFD.
+      expect(Buffer.from(key, 'utf8').toString('utf8'), key).to.equal(key);
+    }
+  });
+
+  it('gives every namespace of one id the same hash tag (one Cluster slot)', () => {
+    const id = 'user:{42}';
+    expect(hashTag(new KeyBuilder('per-second').keyFor(id))).to.equal(hashTag(new KeyBuilder('per:{day}').keyFor(id)));
+  });
+
+  it('keeps a 10 kB id whole', () => {
+    const id = 'é'.repeat(10_000);
+    expect(new KeyBuilder('n').keyFor(id)).to.equal(`n:{${id}}`);
+  });
+});

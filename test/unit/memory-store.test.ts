@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import sinon from 'sinon';
+import type { WindowRule } from '../../src/decision.js';
+import { MemoryStore } from '../../src/stores/memory-store.js';
+
+const rule: WindowRule = { intervalUs: 1_000_000, maxInInterval: 5, minDifferenceUs: 0, countBlocked: true };
+
+describe('MemoryStore', () => {
+  it('reclaims expired ids as later calls come, without timers, so memory stays bounded over a million ids', async () => {
+    const store = new MemoryStore();
+    let now = 1_000_000_000;
+    let largest = 0;
+    for (let i = 0; i < 1_000_000; i += 1) {
+      now += 10; // 100,000 new ids per interval
+      await store.attempt({ key: `id-${i}`, rule, now });
+      largest = Math.max(largest, store.size);
+    }
+    // About one interval's worth of ids, plus the small backlog of amortized reclaiming.
+    expect(largest).to.be.at.most(100_000 + 1_000);
+    expect(store.size).to.be.at.most(100_000 + 1_000);
+  });
+
+  it('keeps at most maxInInterval timestamps per id under a flood', async () => {
+    const store = new MemoryStore();
+    let now = 1_000_000_000;
+    for (let i = 0; i < 20_000; i += 1) {
+      now += 1;
+      await store.attempt({ key: 'hot', rule, now });
+    }
+    const peek = await store.peek({ key: 'hot', rule, now });
+    expect(peek.after.count).to.equal(rule.maxInInterval + 1);
+    expect(peek.verdict.blockedDueToCount).to.equal(true);
+  });
+
+  it('peek changes nothing', async () => {
+    const store = new MemoryStore();
+    const now = 1_000_000_000;
+    await store.peek({ key: 'a', rule, now });
+    expect(store.size).to.equal(0);
+    await store.attempt({ key: 'a', rule, now });
+    const first = await store.peek({ key: 'a', rule, now: now + 5 });
+    const second = await store.peek({ key: 'a', rule, now: now + 5 });
+    expect(second).to.deep.equal(first);
+  });
+
+  it('keeps no timer', async () => {
+    const clock = sinon.useFakeTimers();
+    try {
+      const store = new MemoryStore();
+      for (let i = 0; i < 100; i += 1) await store.attempt({ key: `id-${i}`, rule, now: 1_000_000_000 + i });
+      expect(clock.countTimers()).to.equal(0);
+    } finally {
+      clock.restore();
+    }
+  });
+});

@@ -1,0 +1,120 @@
+import { expect } from 'chai';
+import { RollingRateLimiter, UnsupportedError } from '../../src/index.js';
+import { DEFAULT_OPTIONS, normalizeOptions, type RollingRateLimiterOptions } from '../../src/options.js';
+
+const valid = { interval: 1000, maxInInterval: 5 } as const;
+
+function thrownBy(options: unknown): unknown {
+  try {
+    new RollingRateLimiter(options as RollingRateLimiterOptions);
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe('options', () => {
+  it('fills in the defaults without touching the caller’s object', () => {
+    const options = Object.freeze({ ...valid });
+    const normalized = normalizeOptions(options);
+    expect(normalized).to.include({
+      interval: 1000,
+      maxInInterval: 5,
+      minDifference: DEFAULT_OPTIONS.minDifference,
+      countBlocked: true,
+      clock: 'local',
+      timeout: DEFAULT_OPTIONS.timeout,
+      namespace: DEFAULT_OPTIONS.memoryNamespace,
+    });
+    expect(options).to.deep.equal(valid);
+  });
+
+  const typeErrors: [string, unknown][] = [
+    ['interval', '1000'],
+    ['interval', undefined],
+    ['maxInInterval', null],
+    ['minDifference', '5'],
+    ['timeout', true],
+    ['countBlocked', 'yes'],
+    ['namespace', 42],
+    ['clock', 42],
+    ['client', 'redis://localhost'],
+  ];
+  for (const [name, value] of typeErrors) {
+    it(`throws a TypeError naming \`${name}\` and the value for ${JSON.stringify(value) ?? 'undefined'}`, () => {
+      const error = thrownBy({ ...valid, [name]: value });
+      expect(error).to.be.instanceOf(TypeError);
+      expect((error as Error).message).to.include(`\`${name}\``);
+      if (typeof value === 'string' || typeof value === 'number') expect((error as Error).message).to.include(String(value));
+    });
+  }
+
+  const rangeErrors: [string, unknown][] = [
+    ['interval', 0],
+    ['interval', -1],
+    ['interval', 1.5],
+    ['interval', NaN],
+    ['interval', Infinity],
+    ['interval', 1e13],
+    ['maxInInterval', 0],
+    ['maxInInterval', 2 ** 31],
+    ['minDifference', -1],
+    ['minDifference', 0.5],
+    ['timeout', 0],
+    ['clock', 'remote'],
+  ];
+  for (const [name, value] of rangeErrors) {
+    it(`throws a RangeError naming \`${name}\` and the value for ${String(value)}`, () => {
+      const error = thrownBy({ ...valid, [name]: value });
+      expect(error).to.be.instanceOf(RangeError);
+      expect((error as Error).message).to.include(`\`${name}\``).and.to.include(String(value));
+    });
+  }
+
+  it('uses the message shape ``Expected `x` to be …, got `v` (type)``', () => {
+    expect((thrownBy({ ...valid, maxInInterval: 0 }) as Error).message).to.equal(
+      'Expected `maxInInterval` to be an integer from 1 to 2147483647, got `0` (number)',
+    );
+  });
+
+  it('throws a TypeError for an unknown option, naming it', () => {
+    const error = thrownBy({ ...valid, maxInterval: 5 });
+    expect(error).to.be.instanceOf(TypeError);
+    expect((error as Error).message).to.include('`maxInterval`');
+  });
+
+  it('throws a TypeError when the options are not an object', () => {
+    expect(thrownBy(undefined)).to.be.instanceOf(TypeError);
+    expect(thrownBy(null)).to.be.instanceOf(TypeError);
+  });
+
+  it('requires a namespace when a client is given', () => {
+    const error = thrownBy({ ...valid, client: { isCluster: false, multi() {}, pipeline() {} } });
+    expect(error).to.be.instanceOf(TypeError);
+    expect((error as Error).message).to.include('`namespace`');
+  });
+
+  it("refuses clock: 'redis' clearly until the script path exists", () => {
+    const error = thrownBy({ ...valid, clock: 'redis' });
+    expect(error).to.be.instanceOf(UnsupportedError);
+    expect((error as Error).message).to.include("clock: 'redis'");
+  });
+
+  it('refuses a client it does not know, listing what is supported', () => {
+    const error = thrownBy({ ...valid, namespace: 'n', client: { get() {} } });
+    expect(error).to.be.instanceOf(UnsupportedError);
+    expect((error as Error).message).to.include('ioredis');
+  });
+
+  it('refuses countBlocked: false on Redis until the script path exists', () => {
+    const client = { isCluster: false, multi() {}, pipeline() {} };
+    const error = thrownBy({ ...valid, namespace: 'n', client, countBlocked: false });
+    expect(error).to.be.instanceOf(UnsupportedError);
+    expect((error as Error).message).to.include('countBlocked: false');
+  });
+
+  it('exposes the rules it enforces', () => {
+    const limiter = new RollingRateLimiter({ ...valid, minDifference: 10, namespace: 'ns', countBlocked: false });
+    expect(limiter).to.include({ interval: 1000, maxInInterval: 5, minDifference: 10, namespace: 'ns', countBlocked: false });
+  });
+});

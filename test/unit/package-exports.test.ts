@@ -1,0 +1,47 @@
+// The built package works for both kinds of consumer: `require` gets the
+// CommonJS build and `import` the ES module build, through the `exports` map
+// (resolved here by the package's own name).
+
+import { expect } from 'chai';
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+
+describe('the built package', () => {
+  before(function () {
+    this.timeout(120_000);
+    execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'pipe' });
+  });
+
+  it('can be required (CommonJS) and limits', async () => {
+    const require = createRequire(import.meta.url);
+    const resolved = require.resolve('rolling-window-limiter');
+    expect(resolved).to.match(/dist[\\/]cjs[\\/]index\.js$/);
+    const { RollingRateLimiter, isRateLimiterError } = require('rolling-window-limiter') as typeof import('../../src/index.js');
+    const limiter = new RollingRateLimiter({ interval: 1000, maxInInterval: 1 });
+    expect(await limiter.limit('a')).to.equal(false);
+    expect(await limiter.limit('a')).to.equal(true);
+    expect(isRateLimiterError).to.be.a('function');
+  });
+
+  it('can be imported (ES module) and shares error identity across builds through the brand', async () => {
+    const output = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { RollingRateLimiter, isRateLimiterError } from 'rolling-window-limiter';
+         import { createRequire } from 'node:module';
+         const cjs = createRequire(import.meta.url)('rolling-window-limiter');
+         const limiter = new RollingRateLimiter({ interval: 1000, maxInInterval: 1 });
+         const first = await limiter.limit('a');
+         const second = await limiter.limit('a');
+         const crossBuild = isRateLimiterError(new cjs.StoreError('x'));
+         console.log(JSON.stringify({ first, second, crossBuild, url: import.meta.resolve('rolling-window-limiter') }));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    const result = JSON.parse(output) as { first: boolean; second: boolean; crossBuild: boolean; url: string };
+    expect(result).to.include({ first: false, second: true, crossBuild: true });
+    expect(result.url).to.match(/dist\/esm\/index\.js$/);
+  });
+});
