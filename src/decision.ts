@@ -112,26 +112,44 @@ export interface WindowSample {
   readonly kthNewest: number | undefined;
 }
 
-/** A decision, whether it records the attempt, and S' in compact form. */
-export interface Decision {
+/** One tier's part of a decision: why it blocks, whether it records the attempt, and S' in compact form. */
+export interface TierDecision {
   readonly verdict: Verdict;
   readonly recorded: boolean;
   readonly after: RecordedWindow;
 }
 
+/** A decision across one or more tiers (stacked limiters) that guard the same action. */
+export interface StackDecision {
+  /** The action is allowed only when every tier allows it. */
+  readonly allowed: boolean;
+  readonly tiers: readonly TierDecision[];
+}
+
+/** S' in compact form: S, with `now` inserted when the attempt is recorded. */
+function recordedWindow(rule: WindowRule, now: number, sample: WindowSample, recorded: boolean): RecordedWindow {
+  if (!recorded) return { count: sample.count, newest: sample.newest, maxthNewest: sample.kthNewest };
+  return {
+    count: sample.count + 1,
+    newest: sample.newest === undefined ? now : Math.max(sample.newest, now),
+    maxthNewest: kthNewestAfterInsert(rule.maxInInterval, now, sample.count, sample.kMinus1thNewest, sample.kthNewest),
+  };
+}
+
 /**
- * SPEC steps 2 to 5 for one attempt at `now`, from a sample of S, without
- * writing anything: what both a dry run and the in-memory store use.
+ * SPEC steps 2 to 5 for one attempt at `now` across tiers, from a sample of
+ * each tier's S, without writing anything: the action is allowed only if every
+ * tier allows it, and a tier records the attempt when it counts blocked
+ * attempts or when the action was allowed overall. With a single tier this is
+ * exactly one limiter's decision. Both dry runs and the stores that decide in
+ * this process use it; the Redis script follows the same rule.
  */
-export function decideFromSample(rule: WindowRule, now: number, sample: WindowSample): Decision {
-  const verdict = judge(rule, now, sample);
-  const recorded = isRecorded(rule, !verdict.blocked);
-  const after: RecordedWindow = recorded
-    ? {
-        count: sample.count + 1,
-        newest: sample.newest === undefined ? now : Math.max(sample.newest, now),
-        maxthNewest: kthNewestAfterInsert(rule.maxInInterval, now, sample.count, sample.kMinus1thNewest, sample.kthNewest),
-      }
-    : { count: sample.count, newest: sample.newest, maxthNewest: sample.kthNewest };
-  return { verdict, recorded, after };
+export function decideTiers(rules: readonly WindowRule[], now: number, samples: readonly WindowSample[]): StackDecision {
+  const verdicts = rules.map((rule, i) => judge(rule, now, samples[i] as WindowSample));
+  const allowed = verdicts.every((verdict) => !verdict.blocked);
+  const tiers = rules.map((rule, i): TierDecision => {
+    const recorded = isRecorded(rule, allowed);
+    return { verdict: verdicts[i] as Verdict, recorded, after: recordedWindow(rule, now, samples[i] as WindowSample, recorded) };
+  });
+  return { allowed, tiers };
 }

@@ -12,3 +12,4 @@ export {
   isRateLimiterError,
   type RateLimiterErrorCode,
 } from './errors/index.js';
+export { RateLimiterStack, type StackRateLimitInfo, type TierRateLimitInfo } from './rate-limiter-stack.js';

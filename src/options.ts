@@ -1,5 +1,4 @@
 import type { MicrosecondClock } from './clock.js';
-import { UnsupportedError } from './errors/unsupported-error.js';
 import type { RedisClient } from './redis/client-types.js';
 
 /** Options of {@link RollingRateLimiter}. Only `interval` and `maxInInterval` are required. */
@@ -39,20 +38,25 @@ export interface RollingRateLimiterOptions {
   /**
    * Whether blocked attempts are recorded too. `true` (the default) keeps a
    * client that hammers blocked until it slows down; `false` records only the
-   * actions that were allowed. `false` on Redis needs the atomic script path,
-   * which this version does not have yet: it is refused at construction.
+   * actions that were allowed. On Redis, `false` decides and records in one
+   * atomic script call (EVALSHA), so no two processes can both take the last
+   * slot; `true` needs only plain commands in one MULTI.
    * @default true
    */
   readonly countBlocked?: boolean;
 
   /**
-   * Where time comes from: `'local'`, this process's microsecond clock, or a
-   * function returning integer microseconds since the Unix epoch (tests inject
-   * one to walk through time without sleeping). `'redis'` (Redis `TIME`) is
-   * not available yet and is refused at construction.
+   * Where time comes from:
+   * - `'local'`: this process's microsecond clock; processes that share a
+   *   Redis must keep their clocks in sync;
+   * - `'redis'`: Redis `TIME`, read inside the decide script, so processes
+   *   whose clocks disagree still share one exact window (needs a `client`
+   *   that can run scripts, and Redis 5 or later);
+   * - a function returning integer microseconds since the Unix epoch (tests
+   *   inject one to walk through time without sleeping).
    * @default 'local'
    */
-  readonly clock?: 'local' | MicrosecondClock;
+  readonly clock?: 'local' | 'redis' | MicrosecondClock;
 
   /**
    * Longest wait for the store, in milliseconds (an integer from 1 to
@@ -73,7 +77,7 @@ export interface NormalizedOptions {
   readonly namespace: string;
   readonly client: RedisClient | undefined;
   readonly countBlocked: boolean;
-  readonly clock: 'local' | MicrosecondClock;
+  readonly clock: 'local' | 'redis' | MicrosecondClock;
   readonly timeout: number;
 }
 
@@ -149,13 +153,8 @@ export function normalizeOptions(options: RollingRateLimiterOptions): Normalized
   if (typeof countBlocked !== 'boolean') {
     throw new TypeError(`Expected \`countBlocked\` to be a boolean, got ${describeValue(countBlocked)}`);
   }
-  if ((clock as unknown) === 'redis') {
-    throw new UnsupportedError(
-      "`clock: 'redis'` (time from Redis TIME inside a script) is not available in this version yet; use 'local' or a function returning integer microseconds",
-    );
-  }
-  if (typeof clock !== 'function' && clock !== 'local') {
-    const message = `Expected \`clock\` to be 'local' or a function returning integer microseconds, got ${describeValue(clock)}`;
+  if (typeof clock !== 'function' && clock !== 'local' && clock !== 'redis') {
+    const message = `Expected \`clock\` to be 'local', 'redis' or a function returning integer microseconds, got ${describeValue(clock)}`;
     if (typeof clock === 'string') throw new RangeError(message);
     throw new TypeError(message);
   }

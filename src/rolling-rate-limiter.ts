@@ -3,12 +3,13 @@ import { describe, type WindowRule } from './decision.js';
 import { UnsupportedError } from './errors/unsupported-error.js';
 import { normalizeId, type LimiterId } from './ids.js';
 import { KeyBuilder } from './keys.js';
-import { normalizeOptions, type RollingRateLimiterOptions } from './options.js';
+import { registerInternals } from './limiter-internals.js';
+import { normalizeOptions, type NormalizedOptions, type RollingRateLimiterOptions } from './options.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 import { createAdapter } from './redis/create-adapter.js';
 import { MemoryStore } from './stores/memory-store.js';
-import { RedisMultiStore } from './stores/redis-multi-store.js';
-import type { AttemptOutcome, AttemptRequest, Store } from './stores/store.js';
+import { RedisStore } from './stores/redis-store.js';
+import type { Store, Tier } from './stores/store.js';
 import { callStore } from './with-timeout.js';
 
 /**
@@ -38,9 +39,9 @@ export class RollingRateLimiter {
   readonly #rule: WindowRule;
   readonly #store: Store;
   readonly #keys: KeyBuilder;
-  readonly #clock: MicrosecondClock;
+  readonly #readClock: (() => number) | undefined;
   readonly #timeout: number;
-  readonly #options: ReturnType<typeof normalizeOptions>;
+  readonly #options: NormalizedOptions;
 
   /**
    * @param options See {@link RollingRateLimiterOptions}.
@@ -58,20 +59,25 @@ export class RollingRateLimiter {
       countBlocked: normalized.countBlocked,
     };
     this.#keys = new KeyBuilder(normalized.namespace);
-    this.#clock = normalized.clock === 'local' ? localMicroseconds : checkedClock(normalized.clock);
     this.#timeout = normalized.timeout;
-    if (normalized.client === undefined) {
+    const { clock, client } = normalized;
+    this.#readClock = clock === 'redis' ? undefined : clock === 'local' ? localMicroseconds : checkedClock(clock);
+    if (client === undefined) {
+      if (clock === 'redis') {
+        throw new UnsupportedError("`clock: 'redis'` reads Redis TIME, so it needs a Redis `client`; the in-memory store uses 'local' or a function");
+      }
       this.#store = new MemoryStore();
     } else {
-      const adapter = createAdapter(normalized.client);
-      if (!normalized.countBlocked) {
-        throw new UnsupportedError(
-          '`countBlocked: false` on Redis needs the atomic script path, which this version does not have yet; ' +
-            'use `countBlocked: true` or the in-memory store (no `client`)',
-        );
-      }
-      this.#store = new RedisMultiStore(adapter);
+      this.#store = new RedisStore(createAdapter(client));
     }
+    registerInternals(this, {
+      rule: this.#rule,
+      store: this.#store,
+      keys: this.#keys,
+      clockOption: clock,
+      readClock: this.#readClock,
+      timeout: this.#timeout,
+    });
   }
 
   /** The window length, in milliseconds. */
@@ -97,6 +103,11 @@ export class RollingRateLimiter {
   /** Whether blocked attempts are recorded too. */
   get countBlocked(): boolean {
     return this.#options.countBlocked;
+  }
+
+  /** Where time comes from: `'local'`, `'redis'`, or the function that was given. */
+  get clock(): 'local' | 'redis' | MicrosecondClock {
+    return this.#options.clock;
   }
 
   /**
@@ -150,17 +161,20 @@ export class RollingRateLimiter {
   /** Forgets every action recorded for `id`, as if it had never acted. */
   async clear(id: LimiterId): Promise<void> {
     const key = this.#keys.keyFor(normalizeId(id));
-    await callStore(() => this.#store.clear(key), this.#timeout, 'Clearing an id');
+    await callStore(() => this.#store.clear([key]), this.#timeout, 'Clearing an id');
   }
 
   async #run(id: LimiterId, operation: 'attempt' | 'peek'): Promise<RateLimitInfo> {
-    const request: AttemptRequest = { key: this.#keys.keyFor(normalizeId(id)), rule: this.#rule, now: this.#clock() };
-    const outcome: AttemptOutcome = await callStore(
-      () => this.#store[operation](request),
+    const tier: Tier = { key: this.#keys.keyFor(normalizeId(id)), rule: this.#rule, store: this.#store };
+    const now = this.#readClock?.();
+    const decision = await callStore(
+      () => this.#store[operation]([tier], now),
       this.#timeout,
       operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
     );
-    return describe(this.#rule, request.now, outcome.verdict, outcome.after);
+    const [outcome] = decision.tiers;
+    if (outcome === undefined) throw new TypeError('The store returned no outcome');
+    return describe(this.#rule, decision.now, outcome.verdict, outcome.after);
   }
 }
 

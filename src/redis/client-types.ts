@@ -7,13 +7,18 @@ export type RedisCommand = readonly [name: string, ...args: (string | number)[]]
 
 /**
  * The part of an ioredis `Redis` or `Cluster` instance the limiter uses:
- * `multi(commands).exec()` and the `isCluster` flag that tells ioredis apart.
+ * `multi(commands).exec()`, `evalsha`, `eval`, and the `isCluster` flag
+ * that tells ioredis apart.
  */
 export interface IORedisLikeClient {
   /** ioredis's flag: `false` on `Redis`, `true` on `Cluster`. */
   readonly isCluster: boolean;
   /** ioredis's MULTI with the commands queued up front. */
   multi(commands: (string | number)[][]): { exec(): Promise<[error: Error | null, result: unknown][] | null> };
+  /** `EVALSHA`, as ioredis sends it. */
+  evalsha(sha1: string, numkeys: number, ...args: (string | number)[]): Promise<unknown>;
+  /** `EVAL`, as ioredis sends it. */
+  eval(script: string, numkeys: number, ...args: (string | number)[]): Promise<unknown>;
   /** ioredis's pipeline (present on every ioredis client; used for detection). */
   pipeline(...args: never[]): unknown;
 }

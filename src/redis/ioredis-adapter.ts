@@ -3,14 +3,14 @@ import type { IORedisLikeClient, RedisCommand } from './client-types.js';
 
 /** {@link RedisAdapter} for ioredis `Redis` and `Cluster` instances. */
 export class IORedisAdapter implements RedisAdapter {
-  readonly #client: IORedisLikeClient;
+  readonly client: IORedisLikeClient;
 
   constructor(client: IORedisLikeClient) {
-    this.#client = client;
+    this.client = client;
   }
 
   async transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
-    const replies = await this.#client.multi(commands as unknown as (string | number)[][]).exec();
+    const replies = await this.client.multi(commands as unknown as (string | number)[][]).exec();
     if (replies === null) throw new Error('MULTI was aborted by Redis (EXEC returned null)');
     const results: unknown[] = [];
     for (const [error, result] of replies) {
@@ -19,14 +19,23 @@ export class IORedisAdapter implements RedisAdapter {
     }
     return results;
   }
+
+  async evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return this.client.evalsha(sha1, keys.length, ...keys, ...args);
+  }
+
+  async eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return this.client.eval(lua, keys.length, ...keys, ...args);
+  }
 }
 
 /** True when `client` looks like an ioredis `Redis` or `Cluster` instance. */
 export function isIORedisClient(client: object): client is IORedisLikeClient {
-  const candidate = client as Partial<Record<'isCluster' | 'multi' | 'pipeline', unknown>>;
+  const candidate = client as Partial<Record<'isCluster' | 'multi' | 'pipeline' | 'evalsha', unknown>>;
   return (
     typeof candidate.isCluster === 'boolean' &&
     typeof candidate.multi === 'function' &&
-    typeof candidate.pipeline === 'function'
+    typeof candidate.pipeline === 'function' &&
+    typeof candidate.evalsha === 'function'
   );
 }

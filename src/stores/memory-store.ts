@@ -1,10 +1,10 @@
-import { decideFromSample, type WindowRule, type WindowSample } from '../decision.js';
-import type { AttemptOutcome, AttemptRequest, Store } from './store.js';
-import { firstIndexAbove, insertSorted } from './sorted-timestamps.js';
+import { decideTiers, type WindowRule, type WindowSample } from '../decision.js';
 import { ExpiryQueue } from './expiry-queue.js';
+import { firstIndexAbove, insertSorted } from './sorted-timestamps.js';
+import type { Store, StoreDecision, Tier } from './store.js';
 
 /** One id's state. */
-export interface MemoryEntry {
+interface MemoryEntry {
   readonly key: string;
   /** Recorded timestamps, ascending; only the newest `maxInInterval` are kept. */
   readonly timestamps: number[];
@@ -12,11 +12,16 @@ export interface MemoryEntry {
   expiresAt: number;
 }
 
+const NO_TIMESTAMPS: readonly number[] = [];
+
 /**
- * The in-process store, used when a limiter has no `client`. Each call
+ * The in-process store, one per limiter without a `client`. Each write
  * reclaims a few ids whose window has emptied (see {@link ExpiryQueue}), so
  * memory stays proportional to the ids active within the last interval. No
  * timer is kept, per id or otherwise, so the process can always exit.
+ *
+ * Decisions are synchronous, so tiers held by several memory stores (a stack
+ * of in-memory limiters) are decided together atomically.
  */
 export class MemoryStore implements Store {
   readonly #entries = new Map<string, MemoryEntry>();
@@ -27,42 +32,83 @@ export class MemoryStore implements Store {
     return this.#entries.size;
   }
 
-  async attempt({ key, rule, now }: AttemptRequest): Promise<AttemptOutcome> {
+  async attempt(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
+    const at = requireTime(now);
+    const stores = tiers.map((tier) => tier.store as MemoryStore);
+    const samples = tiers.map((tier, i) => (stores[i] as MemoryStore).#pruneAndSample(tier.key, tier.rule, at));
+    const decision = decideTiers(
+      tiers.map((tier) => tier.rule),
+      at,
+      samples,
+    );
+    decision.tiers.forEach((tierDecision, i) => {
+      const tier = tiers[i] as Tier;
+      if (tierDecision.recorded) (stores[i] as MemoryStore).#record(tier.key, tier.rule, at);
+    });
+    return { now: at, tiers: decision.tiers };
+  }
+
+  async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
+    const at = requireTime(now);
+    const samples = tiers.map((tier) => (tier.store as MemoryStore).#sample(tier.key, tier.rule, at));
+    const decision = decideTiers(
+      tiers.map((tier) => tier.rule),
+      at,
+      samples,
+    );
+    return { now: at, tiers: decision.tiers };
+  }
+
+  async clear(keys: readonly string[]): Promise<void> {
+    for (const key of keys) this.#entries.delete(key);
+  }
+
+  canDecideWith(other: Store): boolean {
+    return other instanceof MemoryStore;
+  }
+
+  /** The sample of an id's window at `now`, without changing anything. */
+  #sample(key: string, rule: WindowRule, now: number): WindowSample {
+    const timestamps = this.#entries.get(key)?.timestamps ?? NO_TIMESTAMPS;
+    return sampleOf(timestamps, firstIndexAbove(timestamps, now - rule.intervalUs), rule);
+  }
+
+  /** Drops what left the window (forgetting the id when nothing is left), then samples. */
+  #pruneAndSample(key: string, rule: WindowRule, now: number): WindowSample {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return sampleOf(NO_TIMESTAMPS, 0, rule);
+    const start = firstIndexAbove(entry.timestamps, now - rule.intervalUs);
+    if (start === entry.timestamps.length) {
+      this.#entries.delete(key);
+      return sampleOf(NO_TIMESTAMPS, 0, rule);
+    }
+    if (start > 0) entry.timestamps.splice(0, start);
+    return sampleOf(entry.timestamps, 0, rule);
+  }
+
+  /** Records `now`, keeping only the newest `maxInInterval` timestamps. */
+  #record(key: string, rule: WindowRule, now: number): void {
     this.#expiry.reclaim(now, (entry) => this.#entries.get(entry.key) === entry, (entry) => this.#entries.delete(entry.key));
     let entry = this.#entries.get(key);
-    const timestamps = entry?.timestamps ?? [];
-    const start = firstIndexAbove(timestamps, now - rule.intervalUs);
-    if (start > 0) timestamps.splice(0, start);
-    const decision = decideFromSample(rule, now, sample(timestamps, 0, rule));
-    if (decision.recorded) {
-      insertSorted(timestamps, now);
-      if (timestamps.length > rule.maxInInterval) timestamps.splice(0, timestamps.length - rule.maxInInterval);
-    }
-    const newest = timestamps[timestamps.length - 1];
-    if (newest === undefined) {
-      this.#entries.delete(key);
-    } else if (entry === undefined) {
-      entry = { key, timestamps, expiresAt: newest + rule.intervalUs };
+    if (entry === undefined) {
+      entry = { key, timestamps: [], expiresAt: 0 };
       this.#entries.set(key, entry);
-      this.#expiry.add(entry, entry.expiresAt);
-    } else {
-      entry.expiresAt = newest + rule.intervalUs;
+      this.#expiry.add(entry, now + rule.intervalUs);
     }
-    return decision;
-  }
-
-  async peek({ key, rule, now }: AttemptRequest): Promise<AttemptOutcome> {
-    const timestamps = this.#entries.get(key)?.timestamps ?? [];
-    return decideFromSample(rule, now, sample(timestamps, firstIndexAbove(timestamps, now - rule.intervalUs), rule));
-  }
-
-  async clear(key: string): Promise<void> {
-    this.#entries.delete(key);
+    const { timestamps } = entry;
+    insertSorted(timestamps, now);
+    if (timestamps.length > rule.maxInInterval) timestamps.splice(0, timestamps.length - rule.maxInInterval);
+    entry.expiresAt = (timestamps[timestamps.length - 1] as number) + rule.intervalUs;
   }
 }
 
+function requireTime(now: number | undefined): number {
+  if (now === undefined) throw new TypeError('The in-memory store needs the time of each attempt');
+  return now;
+}
+
 /** The sample of `timestamps[start..]` (the part still in the window) that a decision needs. */
-function sample(timestamps: readonly number[], start: number, rule: WindowRule): WindowSample {
+function sampleOf(timestamps: readonly number[], start: number, rule: WindowRule): WindowSample {
   const length = timestamps.length;
   const count = length - start;
   const k = rule.maxInInterval;

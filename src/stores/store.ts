@@ -1,30 +1,41 @@
 import type { RecordedWindow, Verdict, WindowRule } from '../decision.js';
 
-/** One attempt (or dry run) for one id. */
-export interface AttemptRequest {
-  /** The id's key, built by {@link KeyBuilder}. */
+/** One limiter's part of a decision: the id's key under that limiter, its rules, and the store that holds the key. */
+export interface Tier {
   readonly key: string;
-  /** The limiter's rules. */
   readonly rule: WindowRule;
-  /** The attempt's timestamp, integer microseconds since the epoch. */
-  readonly now: number;
+  readonly store: Store;
 }
 
-/** What a store decided and what it holds afterwards, for {@link describe}. */
-export interface AttemptOutcome {
+/** One tier's outcome: why it blocks, and its recorded set S' afterwards. */
+export interface TierOutcome {
   readonly verdict: Verdict;
   readonly after: RecordedWindow;
 }
 
+/** A decision across tiers, and the time it was made at. */
+export interface StoreDecision {
+  /** The attempt's timestamp: the caller's, or the store's own clock (Redis TIME). */
+  readonly now: number;
+  readonly tiers: readonly TierOutcome[];
+}
+
 /**
- * Where a limiter keeps its recorded timestamps. The limiter knows only this
+ * Where limiters keep their recorded timestamps. The limiter knows only this
  * interface; only adapters know clients.
+ *
+ * Every method takes the tiers of one action (one tier for a single limiter):
+ * the action is allowed only if every tier allows it, atomically, in one round
+ * trip, as {@link decideTiers} describes. `now` undefined means the store's
+ * own clock.
  */
 export interface Store {
-  /** Decides an attempt and records it as SPEC step 5 says, atomically. */
-  attempt(request: AttemptRequest): Promise<AttemptOutcome>;
+  /** Decides an attempt and records it in each tier as SPEC step 5 says. */
+  attempt(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision>;
   /** Decides an attempt as `attempt` would, and writes nothing at all. */
-  peek(request: AttemptRequest): Promise<AttemptOutcome>;
-  /** Forgets everything recorded under `key`. */
-  clear(key: string): Promise<void>;
+  peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision>;
+  /** Forgets everything recorded under these keys. */
+  clear(keys: readonly string[]): Promise<void>;
+  /** Whether this store can decide tiers held by `other` together with its own, in one atomic step. */
+  canDecideWith(other: Store): boolean;
 }

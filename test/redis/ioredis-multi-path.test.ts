@@ -9,7 +9,8 @@ import { RollingRateLimiter } from '../../src/index.js';
 import { KeyBuilder } from '../../src/keys.js';
 import type { RedisAdapter } from '../../src/redis/adapter.js';
 import { IORedisAdapter } from '../../src/redis/ioredis-adapter.js';
-import { RedisMultiStore } from '../../src/stores/redis-multi-store.js';
+import { MemoryStore } from '../../src/stores/memory-store.js';
+import { attemptWithMulti, peekWithMulti } from '../../src/stores/redis-multi-path.js';
 import { ReferenceLimiter } from '../support/reference-model.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { useRedis } from '../support/redis-server.js';
@@ -84,18 +85,22 @@ describe('the ioredis MULTI path on real Redis', () => {
       for (let i = 0; i < maxInInterval; i += 1) pipeline.zadd(key, clock.now - 1_000_000 + i * 10 + 1, `m${i}`);
       await pipeline.exec();
       let bytes = 0;
+      const ioredis = new IORedisAdapter(client);
       const measuring: RedisAdapter = {
+        client,
         async transaction(commands) {
-          const replies = await new IORedisAdapter(client).transaction(commands);
+          const replies = await ioredis.transaction(commands);
           bytes += JSON.stringify(replies).length;
           return replies;
         },
+        evalsha: (sha1, keys, args) => ioredis.evalsha(sha1, keys, args),
+        eval: (lua, keys, args) => ioredis.eval(lua, keys, args),
       };
-      const store = new RedisMultiStore(measuring);
       const rule = { intervalUs: 60_000_000, maxInInterval, minDifferenceUs: 0, countBlocked: true };
-      const outcome = await store.attempt({ key, rule, now: clock.now });
-      expect(outcome.verdict.blockedDueToCount).to.equal(true);
-      await store.peek({ key, rule, now: clock.now + 1 });
+      const tier = { key, rule, store: new MemoryStore() };
+      const decision = await attemptWithMulti(measuring, tier, clock.now);
+      expect(decision.tiers[0]?.verdict.blockedDueToCount).to.equal(true);
+      await peekWithMulti(measuring, [tier], clock.now + 1);
       return bytes;
     };
     const small = await replyBytes(10);

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import {
-  decideFromSample,
+  decideTiers,
   describe as describeOutcome,
   judge,
   kthNewestAfterInsert,
@@ -26,8 +26,9 @@ function sampleOf(timestamps: number[], k: number): WindowSample {
 }
 
 function decideAt(r: WindowRule, now: number, recorded: number[]) {
-  const { verdict, after } = decideFromSample(r, now, sampleOf(recorded, r.maxInInterval));
-  return describeOutcome(r, now, verdict, after);
+  const [tier] = decideTiers([r], now, [sampleOf(recorded, r.maxInInterval)]).tiers;
+  if (tier === undefined) throw new Error('no tier');
+  return describeOutcome(r, now, tier.verdict, tier.after);
 }
 
 describe('decision model (SPEC steps 1-7)', () => {

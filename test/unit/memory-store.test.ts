@@ -12,7 +12,7 @@ describe('MemoryStore', () => {
     let largest = 0;
     for (let i = 0; i < 1_000_000; i += 1) {
       now += 10; // 100,000 new ids per interval
-      await store.attempt({ key: `id-${i}`, rule, now });
+      await store.attempt([{ key: `id-${i}`, rule, store }], now);
       largest = Math.max(largest, store.size);
     }
     // About one interval's worth of ids, plus the small backlog of amortized reclaiming.
@@ -25,21 +25,21 @@ describe('MemoryStore', () => {
     let now = 1_000_000_000;
     for (let i = 0; i < 20_000; i += 1) {
       now += 1;
-      await store.attempt({ key: 'hot', rule, now });
+      await store.attempt([{ key: 'hot', rule, store }], now);
     }
-    const peek = await store.peek({ key: 'hot', rule, now });
-    expect(peek.after.count).to.equal(rule.maxInInterval + 1);
-    expect(peek.verdict.blockedDueToCount).to.equal(true);
+    const [peek] = (await store.peek([{ key: 'hot', rule, store }], now)).tiers;
+    expect(peek?.after.count).to.equal(rule.maxInInterval + 1);
+    expect(peek?.verdict.blockedDueToCount).to.equal(true);
   });
 
   it('peek changes nothing', async () => {
     const store = new MemoryStore();
     const now = 1_000_000_000;
-    await store.peek({ key: 'a', rule, now });
+    await store.peek([{ key: 'a', rule, store }], now);
     expect(store.size).to.equal(0);
-    await store.attempt({ key: 'a', rule, now });
-    const first = await store.peek({ key: 'a', rule, now: now + 5 });
-    const second = await store.peek({ key: 'a', rule, now: now + 5 });
+    await store.attempt([{ key: 'a', rule, store }], now);
+    const first = await store.peek([{ key: 'a', rule, store }], now + 5);
+    const second = await store.peek([{ key: 'a', rule, store }], now + 5);
     expect(second).to.deep.equal(first);
   });
 
@@ -47,7 +47,7 @@ describe('MemoryStore', () => {
     const clock = sinon.useFakeTimers();
     try {
       const store = new MemoryStore();
-      for (let i = 0; i < 100; i += 1) await store.attempt({ key: `id-${i}`, rule, now: 1_000_000_000 + i });
+      for (let i = 0; i < 100; i += 1) await store.attempt([{ key: `id-${i}`, rule, store }], 1_000_000_000 + i);
       expect(clock.countTimers()).to.equal(0);
     } finally {
       clock.restore();

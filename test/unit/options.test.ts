@@ -62,6 +62,7 @@ describe('options', () => {
     ['minDifference', 0.5],
     ['timeout', 0],
     ['clock', 'remote'],
+    ['clock', 'REDIS'],
   ];
   for (const [name, value] of rangeErrors) {
     it(`throws a RangeError naming \`${name}\` and the value for ${String(value)}`, () => {
@@ -89,28 +90,21 @@ describe('options', () => {
   });
 
   it('requires a namespace when a client is given', () => {
-    const error = thrownBy({ ...valid, client: { isCluster: false, multi() {}, pipeline() {} } });
+    const error = thrownBy({ ...valid, client: { isCluster: false, multi() {}, pipeline() {}, evalsha() {} } });
     expect(error).to.be.instanceOf(TypeError);
     expect((error as Error).message).to.include('`namespace`');
   });
 
-  it("refuses clock: 'redis' clearly until the script path exists", () => {
+  it("refuses clock: 'redis' without a Redis client", () => {
     const error = thrownBy({ ...valid, clock: 'redis' });
     expect(error).to.be.instanceOf(UnsupportedError);
-    expect((error as Error).message).to.include("clock: 'redis'");
+    expect((error as Error).message).to.include("clock: 'redis'").and.to.include('client');
   });
 
   it('refuses a client it does not know, listing what is supported', () => {
     const error = thrownBy({ ...valid, namespace: 'n', client: { get() {} } });
     expect(error).to.be.instanceOf(UnsupportedError);
     expect((error as Error).message).to.include('ioredis');
-  });
-
-  it('refuses countBlocked: false on Redis until the script path exists', () => {
-    const client = { isCluster: false, multi() {}, pipeline() {} };
-    const error = thrownBy({ ...valid, namespace: 'n', client, countBlocked: false });
-    expect(error).to.be.instanceOf(UnsupportedError);
-    expect((error as Error).message).to.include('countBlocked: false');
   });
 
   it('exposes the rules it enforces', () => {

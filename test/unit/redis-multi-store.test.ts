@@ -4,20 +4,25 @@ import type { WindowRule } from '../../src/decision.js';
 import { StoreError } from '../../src/index.js';
 import type { RedisAdapter } from '../../src/redis/adapter.js';
 import type { RedisCommand } from '../../src/redis/client-types.js';
-import { RedisMultiStore } from '../../src/stores/redis-multi-store.js';
+import { attemptWithMulti, peekWithMulti } from '../../src/stores/redis-multi-path.js';
+import { MemoryStore } from '../../src/stores/memory-store.js';
+import type { Tier } from '../../src/stores/store.js';
 
 const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 3_000_000, countBlocked: true };
 const now = 1_800_000_000_000_000;
 
 function stubAdapter(replies: unknown[] | Error): { adapter: RedisAdapter; transaction: sinon.SinonStub } {
   const transaction = replies instanceof Error ? sinon.stub().rejects(replies) : sinon.stub().resolves(replies);
-  return { adapter: { transaction }, transaction };
+  const unused = sinon.stub().rejects(new Error('not expected'));
+  return { adapter: { client: {}, transaction, evalsha: unused, eval: unused }, transaction };
 }
 
-describe('RedisMultiStore (adapter stubbed)', () => {
+const tierOf = (r: WindowRule): Tier => ({ key: 'k', rule: r, store: new MemoryStore() });
+
+describe('the MULTI path (adapter stubbed)', () => {
   it('sends one MULTI of ZREMRANGEBYSCORE, ZADD, ZCARD, two ZRANGEs, ZREMRANGEBYRANK and PEXPIRE in ms', async () => {
     const { adapter, transaction } = stubAdapter([0, 1, 1, ['m', String(now)], [], 0, 1]);
-    await new RedisMultiStore(adapter).attempt({ key: 'k', rule, now });
+    await attemptWithMulti(adapter, tierOf(rule), now);
     const commands = transaction.firstCall.args[0] as RedisCommand[];
     expect(commands.map((command) => command[0])).to.deep.equal([
       'zremrangebyscore',
@@ -37,40 +42,39 @@ describe('RedisMultiStore (adapter stubbed)', () => {
 
   it('never reads more than a few members, whatever maxInInterval is', async () => {
     const { adapter, transaction } = stubAdapter([0, 1, 1, ['m', String(now)], [], 0, 1]);
-    await new RedisMultiStore(adapter).attempt({ key: 'k', rule: { ...rule, maxInInterval: 10_000 }, now });
+    await attemptWithMulti(adapter, tierOf({ ...rule, maxInInterval: 10_000 }), now);
     const ranges = (transaction.firstCall.args[0] as RedisCommand[]).filter((command) => command[0] === 'zrange');
     for (const [, , start, stop] of ranges) expect(Number(stop) - Number(start)).to.be.at.most(1);
   });
 
   it('reads the previous action from the two newest, skipping its own member', async () => {
     const { adapter, transaction } = stubAdapter([0, 1, 2, [], [], 0, 1]);
-    const store = new RedisMultiStore(adapter);
     transaction.callsFake(async (commands: RedisCommand[]) => {
       const member = commands[1]?.[3] as string;
       return [0, 1, 2, ['earlier', String(now - 1_000_000), member, String(now)], [], 0, 1];
     });
-    const outcome = await store.attempt({ key: 'k', rule, now });
-    expect(outcome.verdict).to.deep.equal({ blocked: true, blockedDueToCount: false, blockedDueToMinDifference: true });
-    expect(outcome.after).to.deep.equal({ count: 2, newest: now, maxthNewest: undefined });
+    const [outcome] = (await attemptWithMulti(adapter, tierOf(rule), now)).tiers;
+    expect(outcome?.verdict).to.deep.equal({ blocked: true, blockedDueToCount: false, blockedDueToMinDifference: true });
+    expect(outcome?.after).to.deep.equal({ count: 2, newest: now, maxthNewest: undefined });
   });
 
   it('fails loudly when ZADD did not add the member', async () => {
     const { adapter } = stubAdapter([0, 0, 1, [], [], 0, 1]);
     let caught: unknown;
-    await new RedisMultiStore(adapter).attempt({ key: 'k', rule, now }).catch((error: unknown) => (caught = error));
+    await attemptWithMulti(adapter, tierOf(rule), now).catch((error: unknown) => (caught = error));
     expect(caught).to.be.instanceOf(StoreError);
   });
 
   it('fails loudly on a reply it cannot read, instead of allowing', async () => {
     const { adapter } = stubAdapter([0, 1, 'OK', [], [], 0, 1]);
     let caught: unknown;
-    await new RedisMultiStore(adapter).attempt({ key: 'k', rule, now }).catch((error: unknown) => (caught = error));
+    await attemptWithMulti(adapter, tierOf(rule), now).catch((error: unknown) => (caught = error));
     expect(caught).to.be.instanceOf(StoreError);
   });
 
   it('reads without writing in a dry run', async () => {
     const { adapter, transaction } = stubAdapter([0, [], []]);
-    await new RedisMultiStore(adapter).peek({ key: 'k', rule, now });
+    await peekWithMulti(adapter, [tierOf(rule)], now);
     const names = (transaction.firstCall.args[0] as RedisCommand[]).map((command) => command[0]);
     expect(names).to.deep.equal(['zcount', 'zrange', 'zrange']);
   });

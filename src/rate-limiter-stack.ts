@@ -1,0 +1,175 @@
+import { describe } from './decision.js';
+import { normalizeId, type LimiterId } from './ids.js';
+import { internalsOf, type LimiterInternals } from './limiter-internals.js';
+import type { RateLimitInfo } from './rate-limit-info.js';
+import type { RollingRateLimiter } from './rolling-rate-limiter.js';
+import type { Store, Tier } from './stores/store.js';
+import { callStore } from './with-timeout.js';
+
+/** One tier's part of a {@link StackRateLimitInfo}: its own numbers, and which limiter it is. */
+export interface TierRateLimitInfo extends RateLimitInfo {
+  /** The tier's namespace, which tells the tiers apart. */
+  readonly namespace: string;
+  /** The tier's window length, in milliseconds. */
+  readonly interval: number;
+  /** The tier's maximum per window. */
+  readonly maxInInterval: number;
+}
+
+/**
+ * The outcome of an attempt across stacked limiters. The top-level fields
+ * are the stack's: `blocked` when any tier blocks, `blockedDueToCount` and
+ * `blockedDueToMinDifference` when any tier blocks for that reason,
+ * `actionsRemaining` the smallest of the tiers', and
+ * `millisecondsUntilAllowed` the wait until every tier allows (the largest
+ * of the tiers' waits).
+ */
+export interface StackRateLimitInfo extends RateLimitInfo {
+  /** Each tier's own info, in the order the limiters were stacked; `tiers[i].blocked` says which tiers blocked. */
+  readonly tiers: readonly TierRateLimitInfo[];
+}
+
+/**
+ * Several limiters guarding the same action, decided together: the action is
+ * allowed only if every tier allows it, in one round trip (one script call on
+ * Redis), atomically. An attempt is recorded in a tier when that tier counts
+ * blocked attempts (`countBlocked: true`) or when the action was allowed
+ * overall, so a tier that does not count blocked attempts is untouched when
+ * another tier blocks.
+ *
+ * The limiters stay usable on their own; the stack shares their state.
+ *
+ * @example
+ * ```ts
+ * const perMinute = new RollingRateLimiter({ client: redis, namespace: 'push:minute', interval: 60_000, maxInInterval: 10 });
+ * const spacing = new RollingRateLimiter({ client: redis, namespace: 'push:3s', interval: 3_000, maxInInterval: 1 });
+ * const push = new RateLimiterStack([perMinute, spacing]);
+ *
+ * if (await push.limit(teacherId)) return; // blocked by either tier
+ * ```
+ */
+export class RateLimiterStack {
+  readonly #limiters: readonly RollingRateLimiter[];
+  readonly #tiers: readonly LimiterInternals[];
+  readonly #store: Store;
+  readonly #timeout: number;
+
+  /**
+   * @param limiters The tiers, at least one. They must keep their state in the
+   *   same place (all in memory, or all on the same Redis client), use the
+   *   same `clock`, and have distinct namespaces.
+   * @throws TypeError when the limiters cannot be stacked, saying why.
+   */
+  constructor(limiters: readonly RollingRateLimiter[]) {
+    if (!isNonEmptyArray(limiters)) {
+      throw new TypeError('Expected `limiters` to be a non-empty array of RollingRateLimiter instances');
+    }
+    const tiers = limiters.map((limiter, i) => {
+      const internals = internalsOf(limiter);
+      if (internals === undefined) throw new TypeError(`Expected \`limiters[${i}]\` to be a RollingRateLimiter instance`);
+      return internals;
+    });
+    checkStackable(limiters, tiers);
+    this.#limiters = [...limiters];
+    this.#tiers = tiers;
+    this.#store = (tiers[0] as LimiterInternals).store;
+    this.#timeout = Math.max(...tiers.map((tier) => tier.timeout));
+  }
+
+  /** The stacked limiters, in order. */
+  get limiters(): readonly RollingRateLimiter[] {
+    return this.#limiters;
+  }
+
+  /**
+   * Attempts an action for `id` under every tier.
+   *
+   * @returns `true` when any tier blocks the action, `false` when every tier allows it.
+   */
+  async limit(id: LimiterId): Promise<boolean> {
+    return (await this.limitWithInfo(id)).blocked;
+  }
+
+  /** Like {@link limit}, with the stack's numbers and each tier's. */
+  async limitWithInfo(id: LimiterId): Promise<StackRateLimitInfo> {
+    return this.#run(id, 'attempt');
+  }
+
+  /** A dry run of {@link limit}: writes nothing. */
+  async wouldLimit(id: LimiterId): Promise<boolean> {
+    return (await this.wouldLimitWithInfo(id)).blocked;
+  }
+
+  /** A dry run of {@link limitWithInfo}: exactly what it would return now, and writes nothing. */
+  async wouldLimitWithInfo(id: LimiterId): Promise<StackRateLimitInfo> {
+    return this.#run(id, 'peek');
+  }
+
+  /** Forgets everything every tier recorded for `id`. */
+  async clear(id: LimiterId): Promise<void> {
+    const normalized = normalizeId(id);
+    const byStore = new Map<Store, string[]>();
+    for (const tier of this.#tiers) {
+      const keys = byStore.get(tier.store) ?? [];
+      keys.push(tier.keys.keyFor(normalized));
+      byStore.set(tier.store, keys);
+    }
+    await callStore(
+      () => Promise.all([...byStore].map(([store, keys]) => store.clear(keys))),
+      this.#timeout,
+      'Clearing an id',
+    );
+  }
+
+  async #run(id: LimiterId, operation: 'attempt' | 'peek'): Promise<StackRateLimitInfo> {
+    const normalized = normalizeId(id);
+    const tiers = this.#tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store }));
+    const now = (this.#tiers[0] as LimiterInternals).readClock?.();
+    const decision = await callStore(
+      () => this.#store[operation](tiers, now),
+      this.#timeout,
+      operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
+    );
+    const infos = decision.tiers.map((outcome, i): TierRateLimitInfo => {
+      const limiter = this.#limiters[i] as RollingRateLimiter;
+      const info = describe((this.#tiers[i] as LimiterInternals).rule, decision.now, outcome.verdict, outcome.after);
+      return { ...info, namespace: limiter.namespace, interval: limiter.interval, maxInInterval: limiter.maxInInterval };
+    });
+    return {
+      blocked: infos.some((info) => info.blocked),
+      blockedDueToCount: infos.some((info) => info.blockedDueToCount),
+      blockedDueToMinDifference: infos.some((info) => info.blockedDueToMinDifference),
+      actionsRemaining: Math.min(...infos.map((info) => info.actionsRemaining)),
+      millisecondsUntilAllowed: Math.max(...infos.map((info) => info.millisecondsUntilAllowed)),
+      tiers: infos,
+    };
+  }
+}
+
+function isNonEmptyArray(value: unknown): value is readonly unknown[] {
+  return Array.isArray(value) && value.length > 0;
+}
+
+/** Throws a TypeError when the tiers cannot be decided together in one atomic step. */
+function checkStackable(limiters: readonly RollingRateLimiter[], tiers: readonly LimiterInternals[]): void {
+  const first = tiers[0] as LimiterInternals;
+  const namespaces = new Set<string>();
+  tiers.forEach((tier, i) => {
+    const limiter = limiters[i] as RollingRateLimiter;
+    if (namespaces.has(limiter.namespace)) {
+      throw new TypeError(
+        `Cannot stack two limiters with the namespace \`${limiter.namespace}\` (limiters[${i}]): give each tier its own namespace`,
+      );
+    }
+    namespaces.add(limiter.namespace);
+    if (!first.store.canDecideWith(tier.store)) {
+      throw new TypeError(
+        `Cannot stack limiters[${i}] with limiters[0]: stacked limiters must keep their state in the same place ` +
+          '(all in memory, or all on the same Redis client) so that one atomic step decides every tier',
+      );
+    }
+    if (tier.clockOption !== first.clockOption) {
+      throw new TypeError(`Cannot stack limiters[${i}] with limiters[0]: stacked limiters must use the same \`clock\``);
+    }
+  });
+}

@@ -1,0 +1,108 @@
+// The MULTI path: decisions made of plain commands in one MULTI/EXEC, for
+// what can be decided without a script. Works on any client, needs no EVAL
+// permission.
+
+import { microsecondsToWholeMillisecondsUp } from '../clock.js';
+import { decideTiers, judge, type RecordedWindow, type WindowSample } from '../decision.js';
+import { StoreError } from '../errors/store-error.js';
+import { nextMember } from '../member.js';
+import type { RedisAdapter } from '../redis/adapter.js';
+import type { RedisCommand } from '../redis/client-types.js';
+import { readInteger, readScoredMembers, type ScoredMember } from '../redis/replies.js';
+import type { StoreDecision, Tier } from './store.js';
+
+/**
+ * One attempt under one limiter with `countBlocked: true`. Every attempt is
+ * recorded in this mode, so the transaction can write first and read the
+ * result:
+ *
+ * ```
+ * ZREMRANGEBYSCORE key -inf <now - interval>   drop what left the window
+ * ZADD             key <now> <member>          record the attempt
+ * ZCARD            key                         |S'|
+ * ZRANGE           key -2 -1 WITHSCORES        the two newest: max(S') and max(S)
+ * ZRANGE           key -k -k WITHSCORES        the k-th newest of S' (k = maxInInterval > 2)
+ * ZREMRANGEBYRANK  key 0 -(k+1)                keep only the newest k
+ * PEXPIRE          key <interval ms>           idle ids cost nothing
+ * ```
+ *
+ * Replies are a few numbers and at most three members, whatever
+ * `maxInInterval` is. Keeping only the newest k members bounds the key under
+ * a flood (at most k + 1 members, and only inside the transaction) without
+ * changing any decision: the count rule, the gap rule and the wait only ever
+ * look at the newest k timestamps.
+ */
+export async function attemptWithMulti(redis: RedisAdapter, tier: Tier, now: number): Promise<StoreDecision> {
+  const { key, rule } = tier;
+  if (!rule.countBlocked) throw new StoreError('The MULTI path records every attempt; it cannot serve countBlocked: false');
+  const k = rule.maxInInterval;
+  const member = nextMember();
+  const commands: RedisCommand[] = [
+    ['zremrangebyscore', key, '-inf', now - rule.intervalUs],
+    ['zadd', key, now, member],
+    ['zcard', key],
+    ['zrange', key, -2, -1, 'withscores'],
+  ];
+  if (k > 2) commands.push(['zrange', key, -k, -k, 'withscores']);
+  commands.push(['zremrangebyrank', key, 0, -(k + 1)], ['pexpire', key, microsecondsToWholeMillisecondsUp(rule.intervalUs)]);
+
+  const replies = await redis.transaction(commands);
+  if (readInteger(replies[1], 'ZADD') !== 1) {
+    throw new StoreError(`ZADD did not add member ${member}: the member already existed`);
+  }
+  const count = readInteger(replies[2], 'ZCARD');
+  const newestTwo = readScoredMembers(replies[3], 'ZRANGE -2 -1');
+  const maxth = k > 2 ? readScoredMembers(replies[4], `ZRANGE -${k} -${k}`)[0] : kthOfNewestTwo(newestTwo, k);
+  const previous = newestTwo.filter((entry) => entry.member !== member).at(-1);
+
+  const verdict = judge(rule, now, { count: count - 1, newest: previous?.score });
+  const after: RecordedWindow = { count, newest: newestTwo.at(-1)?.score, maxthNewest: maxth?.score };
+  return { now, tiers: [{ verdict, after }] };
+}
+
+/**
+ * A dry run across tiers: one read-only MULTI of, per tier, `ZCOUNT` (|S|),
+ * `ZRANGE -1 -1` (max(S)) and `ZRANGE -k -(k-1)` (the k-th and (k-1)-th
+ * newest). Members older than the window may still be stored (nothing is
+ * removed); only the newest |S| count.
+ */
+export async function peekWithMulti(redis: RedisAdapter, tiers: readonly Tier[], now: number): Promise<StoreDecision> {
+  const commands: RedisCommand[] = [];
+  for (const { key, rule } of tiers) {
+    const k = rule.maxInInterval;
+    commands.push(['zcount', key, `(${now - rule.intervalUs}`, '+inf'], ['zrange', key, -1, -1, 'withscores']);
+    if (k >= 2) commands.push(['zrange', key, -k, -(k - 1), 'withscores']);
+  }
+  const replies = await redis.transaction(commands);
+  let at = 0;
+  const samples = tiers.map(({ rule }): WindowSample => {
+    const k = rule.maxInInterval;
+    const count = readInteger(replies[at++], 'ZCOUNT');
+    const newest = readScoredMembers(replies[at++], 'ZRANGE -1 -1')[0]?.score;
+    let kMinus1th: number | undefined;
+    let kth = newest;
+    if (k >= 2) {
+      // Ranks -k and -(k-1): two entries when the key holds k or more, only the (k-1)-th newest when it holds k - 1.
+      const pair = readScoredMembers(replies[at++], `ZRANGE -${k} -${k - 1}`);
+      kMinus1th = pair.at(-1)?.score;
+      kth = pair.length === 2 ? pair[0]?.score : undefined;
+    }
+    return {
+      count,
+      newest: count > 0 ? newest : undefined,
+      kMinus1thNewest: k >= 2 && count >= k - 1 ? kMinus1th : undefined,
+      kthNewest: count >= k ? kth : undefined,
+    };
+  });
+  const decision = decideTiers(
+    tiers.map((tier) => tier.rule),
+    now,
+    samples,
+  );
+  return { now, tiers: decision.tiers };
+}
+
+/** The k-th newest (k = 1 or 2) among the two newest entries, when there are that many. */
+function kthOfNewestTwo(newestTwo: readonly ScoredMember[], k: number): ScoredMember | undefined {
+  return newestTwo.length >= k ? newestTwo[newestTwo.length - k] : undefined;
+}
