@@ -1,0 +1,194 @@
+// What the script path promises on real Redis beyond the shared contract:
+// the script constant is what Redis loads, a flushed script cache changes
+// nothing visible, a blocked stack leaves non-counting tiers untouched,
+// replies stay small whatever maxInInterval is, and `clock: 'redis'` decides
+// exactly as the model at the time Redis itself reads.
+
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe as describeInfo } from '../../src/decision.js';
+import { RateLimiterStack, RollingRateLimiter } from '../../src/index.js';
+import { KeyBuilder } from '../../src/keys.js';
+import { internalsOf } from '../../src/limiter-internals.js';
+import type { RedisAdapter } from '../../src/redis/adapter.js';
+import { IORedisAdapter } from '../../src/redis/ioredis-adapter.js';
+import { DECIDE_SCRIPT } from '../../src/redis/scripts/decide-script.js';
+import { decideWithScript } from '../../src/stores/redis-script-path.js';
+import { MemoryStore } from '../../src/stores/memory-store.js';
+import { uniqueNamespaces } from '../support/namespaces.js';
+import { SeededRandom } from '../support/random.js';
+import { ReferenceLimiter } from '../support/reference-model.js';
+import { useRedis } from '../support/redis-server.js';
+import { TestClock } from '../support/test-clock.js';
+
+describe('the script path on real Redis', () => {
+  let redis: Awaited<ReturnType<typeof useRedis>>;
+  let client: Redis;
+  const namespaces = uniqueNamespaces('script');
+  before(async () => {
+    redis = await useRedis();
+    client = new Redis(redis.url);
+  });
+  after(async () => {
+    await client?.quit();
+    await redis?.stop();
+  });
+
+  const keyOf = (namespace: string, id: string): string => new KeyBuilder(namespace).keyFor(id);
+
+  it('loads into Redis under the SHA1 computed at build time', async () => {
+    expect(await client.script('LOAD', DECIDE_SCRIPT.lua)).to.equal(DECIDE_SCRIPT.sha1);
+  });
+
+  it('recovers from SCRIPT FLUSH before every call, deciding exactly as the model', async () => {
+    const clock = new TestClock();
+    const limiter = new RollingRateLimiter({
+      client,
+      namespace: namespaces.next(),
+      interval: 1000,
+      maxInInterval: 3,
+      minDifference: 100,
+      countBlocked: false,
+      clock: clock.read,
+    });
+    const reference = new ReferenceLimiter({ intervalMs: 1000, maxInInterval: 3, minDifferenceMs: 100, countBlocked: false });
+    for (let i = 0; i < 40; i += 1) {
+      await client.script('FLUSH');
+      expect(await client.script('EXISTS', DECIDE_SCRIPT.sha1)).to.deep.equal([0]);
+      clock.advanceMs(i % 7 === 0 ? 0 : 60);
+      const actual = i % 3 === 0 ? await limiter.wouldLimitWithInfo('user') : await limiter.limitWithInfo('user');
+      const expected = i % 3 === 0 ? reference.peek('user', clock.now) : reference.attempt('user', clock.now);
+      expect(actual, `step ${i}`).to.deep.equal(expected);
+    }
+    await client.script('FLUSH');
+    await limiter.limit('user');
+    expect(await client.script('EXISTS', DECIDE_SCRIPT.sha1), 'EVAL loaded it again').to.deep.equal([1]);
+  });
+
+  it('leaves a tier that does not count blocked attempts untouched when another tier blocks', async () => {
+    const clock = new TestClock();
+    const perMinute = new RollingRateLimiter({
+      client,
+      namespace: namespaces.next('minute'),
+      interval: 60_000,
+      maxInInterval: 10,
+      countBlocked: false,
+      clock: clock.read,
+    });
+    const spacing = new RollingRateLimiter({ client, namespace: namespaces.next('3s'), interval: 3_000, maxInInterval: 1, clock: clock.read });
+    const stack = new RateLimiterStack([perMinute, spacing]);
+    expect(await stack.limit('teacher')).to.equal(false);
+    const minuteKey = keyOf(perMinute.namespace, 'teacher');
+    const before = await client.zrange(minuteKey, 0, -1, 'WITHSCORES');
+    const pttl = await client.pttl(minuteKey);
+    for (let i = 0; i < 20; i += 1) {
+      clock.advanceMs(100);
+      const info = await stack.limitWithInfo('teacher');
+      expect(info.blocked).to.equal(true);
+      expect(info.tiers.map((tier) => tier.blocked)).to.deep.equal([false, true]);
+    }
+    expect(await client.zrange(minuteKey, 0, -1, 'WITHSCORES')).to.deep.equal(before);
+    expect(await client.pttl(minuteKey)).to.be.at.most(pttl);
+    // The spacing tier counts blocked attempts: it holds the newest attempts (at most maxInInterval + 1 of them).
+    expect(await client.zcard(keyOf(spacing.namespace, 'teacher'))).to.equal(1);
+  });
+
+  it('gets back replies of the same size at maxInInterval 10 and 10,000 with the window full', async function () {
+    this.timeout(60_000);
+    const replyBytes = async (maxInInterval: number): Promise<number> => {
+      const clock = new TestClock();
+      const key = keyOf(namespaces.next(), 'full');
+      const pipeline = client.pipeline();
+      for (let i = 0; i < maxInInterval; i += 1) pipeline.zadd(key, clock.now - 1_000_000 + i * 10 + 1, `m${i}`);
+      await pipeline.exec();
+      let bytes = 0;
+      const ioredis = new IORedisAdapter(client);
+      const measuring: RedisAdapter = {
+        client,
+        transaction: (commands) => ioredis.transaction(commands),
+        async evalsha(sha1, keys, args) {
+          const reply = await ioredis.evalsha(sha1, keys, args);
+          bytes += JSON.stringify(reply).length;
+          return reply;
+        },
+        eval: (lua, keys, args) => ioredis.eval(lua, keys, args),
+      };
+      await client.script('LOAD', DECIDE_SCRIPT.lua);
+      const tier = { key, rule: { intervalUs: 60_000_000, maxInInterval, minDifferenceUs: 0, countBlocked: false }, store: new MemoryStore() };
+      const decision = await decideWithScript(measuring, [tier], clock.now, false);
+      expect(decision.tiers[0]?.verdict.blockedDueToCount).to.equal(true);
+      await decideWithScript(measuring, [tier], undefined, true);
+      return bytes;
+    };
+    const small = await replyBytes(10);
+    const large = await replyBytes(10_000);
+    expect(large / small).to.be.at.most(1.5);
+  });
+
+  describe("clock: 'redis'", () => {
+    it('limits on Redis time: allows maxInInterval, blocks the next, and peeks without writing', async () => {
+      const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 3, clock: 'redis' });
+      expect(await limiter.wouldLimit('user')).to.equal(false);
+      expect(await client.exists(keyOf(limiter.namespace, 'user'))).to.equal(0);
+      const results = [];
+      for (let i = 0; i < 4; i += 1) results.push(await limiter.limit('user'));
+      expect(results).to.deep.equal([false, false, false, true]);
+      const info = await limiter.wouldLimitWithInfo('user');
+      expect(info.blocked).to.equal(true);
+      expect(info.millisecondsUntilAllowed).to.be.within(59_000, 60_000);
+    });
+
+    it('records the attempt at the time Redis reads', async () => {
+      const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 3, clock: 'redis' });
+      const [secondsBefore, microsBefore] = await client.time();
+      await limiter.limit('user');
+      const [secondsAfter, microsAfter] = await client.time();
+      const [, score] = await client.zrange(keyOf(limiter.namespace, 'user'), 0, -1, 'WITHSCORES');
+      const before = Number(secondsBefore) * 1e6 + Number(microsBefore);
+      const after = Number(secondsAfter) * 1e6 + Number(microsAfter);
+      expect(Number(score)).to.be.within(before, after);
+    });
+
+    it('decides exactly as the reference model at the time the script read, on random real-time schedules', async function () {
+      this.timeout(120_000);
+      const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
+      const random = new SeededRandom(seed);
+      const schedules = Number(process.env.REDIS_CLOCK_SCHEDULES ?? 120);
+      let decisions = 0;
+      for (let schedule = 0; schedule < schedules; schedule += 1) {
+        const rules = {
+          intervalMs: random.pick([3, 5, 10, 20]),
+          maxInInterval: random.int(1, 4),
+          minDifferenceMs: random.pick([0, 0, 1, 2, 4]),
+          countBlocked: random.chance(0.5),
+        };
+        const limiter = new RollingRateLimiter({
+          client,
+          namespace: namespaces.next(),
+          interval: rules.intervalMs,
+          maxInInterval: rules.maxInInterval,
+          minDifference: rules.minDifferenceMs,
+          countBlocked: rules.countBlocked,
+          clock: 'redis',
+        });
+        const internals = internalsOf(limiter);
+        if (internals === undefined) throw new Error('no internals');
+        const tier = { key: internals.keys.keyFor('user'), rule: internals.rule, store: internals.store };
+        const reference = new ReferenceLimiter(rules);
+        for (let step = 0; step < 25; step += 1) {
+          if (random.chance(0.5)) await sleep(random.int(0, 3));
+          const peek = random.chance(0.25);
+          const decision = peek ? await internals.store.peek([tier], undefined) : await internals.store.attempt([tier], undefined);
+          const [outcome] = decision.tiers;
+          if (outcome === undefined) throw new Error('no outcome');
+          const actual = describeInfo(internals.rule, decision.now, outcome.verdict, outcome.after);
+          const expected = peek ? reference.peek('user', decision.now) : reference.attempt('user', decision.now);
+          expect(actual, `seed ${seed}, schedule ${schedule}, step ${step}, ${JSON.stringify(rules)}`).to.deep.equal(expected);
+          decisions += 1;
+        }
+      }
+      console.log(`      clock 'redis' model test: ${schedules} schedules, ${decisions} decisions compared (seed ${seed})`);
+    });
+  });
+});
