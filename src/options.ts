@@ -31,7 +31,10 @@ export interface RollingRateLimiterOptions {
   /**
    * The Redis client that holds the limiter's state, shared by every process
    * that uses it. Omitted: an in-process memory store, private to this
-   * limiter. Supported: an ioredis `Redis` or `Cluster` instance.
+   * limiter. Supported: an ioredis `Redis` or `Cluster` (ioredis 5 or 6), a
+   * node-redis client from `createClient` or `createCluster` (`redis` 4 or 5,
+   * connected by you), or a redis-mock client for unit tests (MULTI path only:
+   * `countBlocked: true` with a local clock).
    */
   readonly client?: RedisClient;
 

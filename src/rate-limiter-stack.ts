@@ -1,4 +1,5 @@
 import { describe } from './decision.js';
+import { UnsupportedError } from './errors/unsupported-error.js';
 import { normalizeId, type LimiterId } from './ids.js';
 import { internalsOf, type LimiterInternals } from './limiter-internals.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
@@ -59,6 +60,7 @@ export class RateLimiterStack {
    *   same place (all in memory, or all on the same Redis client), use the
    *   same `clock`, and have distinct namespaces.
    * @throws TypeError when the limiters cannot be stacked, saying why.
+   * @throws {@link UnsupportedError} when their store cannot decide before writing (redis-mock).
    */
   constructor(limiters: readonly RollingRateLimiter[]) {
     if (!isNonEmptyArray(limiters)) {
@@ -166,6 +168,11 @@ function checkStackable(limiters: readonly RollingRateLimiter[], tiers: readonly
       throw new TypeError(
         `Cannot stack limiters[${i}] with limiters[0]: stacked limiters must keep their state in the same place ` +
           '(all in memory, or all on the same Redis client) so that one atomic step decides every tier',
+      );
+    }
+    if (!tier.store.canDecideBeforeWriting) {
+      throw new UnsupportedError(
+        `Cannot stack limiters[${i}]: a stack must decide every tier before it writes, which on Redis takes a Lua script, and ${tier.store.name} cannot run scripts`,
       );
     }
     if (tier.clockOption !== first.clockOption) {

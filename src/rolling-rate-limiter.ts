@@ -69,6 +69,13 @@ export class RollingRateLimiter {
       this.#store = new MemoryStore();
     } else {
       this.#store = new RedisStore(createAdapter(client));
+      const needsScript = !normalized.countBlocked ? '`countBlocked: false`' : clock === 'redis' ? "`clock: 'redis'`" : undefined;
+      if (needsScript !== undefined && !this.#store.canDecideBeforeWriting) {
+        throw new UnsupportedError(
+          `${needsScript} must decide before it writes, which on Redis takes a Lua script, and ${this.#store.name} cannot run scripts; ` +
+            'use `countBlocked: true` with a local clock on it, or a real Redis client',
+        );
+      }
     }
     registerInternals(this, {
       rule: this.#rule,

@@ -8,13 +8,23 @@ import type { RedisCommand } from './client-types.js';
 export interface RedisAdapter {
   /** The user's client, to tell whether two limiters share one. */
   readonly client: object;
+  /** What the client is, for error messages, e.g. `node-redis cluster`. */
+  readonly kind: string;
+  /** Whether the client can run Lua scripts (redis-mock cannot). */
+  readonly supportsScripts: boolean;
   /**
    * Runs the commands atomically in one MULTI/EXEC round trip and resolves to
-   * one reply per command; rejects when any command fails.
+   * one reply per command; rejects when any command fails. All commands
+   * address the same key or keys of one hash slot.
    */
   transaction(commands: readonly RedisCommand[]): Promise<unknown[]>;
   /** `EVALSHA sha numkeys ...keys ...args`. */
   evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
   /** `EVAL script numkeys ...keys ...args`. */
   eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
+}
+
+/** Throws the first error found among a transaction's replies (clients that resolve with errors in place). */
+export function throwFirstErrorReply(replies: readonly unknown[]): void {
+  for (const reply of replies) if (reply instanceof Error) throw reply;
 }

@@ -1,14 +1,18 @@
 import { UnsupportedError } from '../errors/unsupported-error.js';
 import type { RedisAdapter } from './adapter.js';
+import { CallbackRedisAdapter, isCallbackRedisClient } from './callback-adapter.js';
 import { IORedisAdapter, isIORedisClient } from './ioredis-adapter.js';
+import { NodeRedisAdapter, NodeRedisClusterAdapter, isNodeRedisClient, isNodeRedisCluster } from './node-redis-adapter.js';
 
 /** The clients this version supports, as named in error messages. */
-export const SUPPORTED_CLIENTS = 'an ioredis `Redis` or `Cluster` instance (ioredis 5 or later)';
+export const SUPPORTED_CLIENTS =
+  'an ioredis `Redis` or `Cluster` (ioredis 5 or 6), a node-redis client from `createClient` or `createCluster` (`redis` 4 or 5), or a redis-mock client';
 
 /** Picks the adapter for a client, or throws an {@link UnsupportedError} listing what is supported. */
 export function createAdapter(client: object): RedisAdapter {
   if (isIORedisClient(client)) return new IORedisAdapter(client);
-  throw new UnsupportedError(
-    `Unsupported \`client\` (${client.constructor?.name ?? typeof client}): expected ${SUPPORTED_CLIENTS}, or no client for the in-memory store`,
-  );
+  if (isNodeRedisClient(client)) return isNodeRedisCluster(client) ? new NodeRedisClusterAdapter(client) : new NodeRedisAdapter(client);
+  if (isCallbackRedisClient(client)) return new CallbackRedisAdapter(client);
+  const name = (client.constructor as { name?: string } | undefined)?.name ?? typeof client;
+  throw new UnsupportedError(`Unsupported \`client\` (${name}): expected ${SUPPORTED_CLIENTS}; or no client for the in-memory store`);
 }

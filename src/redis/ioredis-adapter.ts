@@ -4,9 +4,12 @@ import type { IORedisLikeClient, RedisCommand } from './client-types.js';
 /** {@link RedisAdapter} for ioredis `Redis` and `Cluster` instances. */
 export class IORedisAdapter implements RedisAdapter {
   readonly client: IORedisLikeClient;
+  readonly kind: string;
+  readonly supportsScripts = true;
 
   constructor(client: IORedisLikeClient) {
     this.client = client;
+    this.kind = client.isCluster ? 'ioredis Cluster' : 'ioredis';
   }
 
   async transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {

@@ -26,6 +26,8 @@ const NO_TIMESTAMPS: readonly number[] = [];
 export class MemoryStore implements Store {
   readonly #entries = new Map<string, MemoryEntry>();
   readonly #expiry = new ExpiryQueue<MemoryEntry>();
+  readonly name = 'memory';
+  readonly canDecideBeforeWriting = true;
 
   /** How many ids hold state right now (for tests and monitoring). */
   get size(): number {

@@ -8,7 +8,7 @@ import { StoreError } from '../errors/store-error.js';
 import { nextMember } from '../member.js';
 import type { RedisAdapter } from '../redis/adapter.js';
 import type { RedisCommand } from '../redis/client-types.js';
-import { readInteger, readScoredMembers, type ScoredMember } from '../redis/replies.js';
+import { readInteger, readScoredMembers } from '../redis/replies.js';
 import type { StoreDecision, Tier } from './store.js';
 
 /**
@@ -20,8 +20,8 @@ import type { StoreDecision, Tier } from './store.js';
  * ZREMRANGEBYSCORE key -inf <now - interval>   drop what left the window
  * ZADD             key <now> <member>          record the attempt
  * ZCARD            key                         |S'|
- * ZRANGE           key -2 -1 WITHSCORES        the two newest: max(S') and max(S)
- * ZRANGE           key -k -k WITHSCORES        the k-th newest of S' (k = maxInInterval > 2)
+ * ZREVRANGE        key 0 1 WITHSCORES          the two newest: max(S') and max(S)
+ * ZREVRANGE        key k-1 k-1 WITHSCORES      the k-th newest of S' (k = maxInInterval > 2)
  * ZREMRANGEBYRANK  key 0 -(k+1)                keep only the newest k
  * PEXPIRE          key <interval ms>           idle ids cost nothing
  * ```
@@ -31,6 +31,10 @@ import type { StoreDecision, Tier } from './store.js';
  * a flood (at most k + 1 members, and only inside the transaction) without
  * changing any decision: the count rule, the gap rule and the wait only ever
  * look at the newest k timestamps.
+ *
+ * Ranks are counted from the newest with ZREVRANGE and non-negative indexes:
+ * Redis clamps negative ranges past the start of a set, and redis-mock does
+ * not clamp them the same way.
  */
 export async function attemptWithMulti(redis: RedisAdapter, tier: Tier, now: number): Promise<StoreDecision> {
   const { key, rule } = tier;
@@ -41,9 +45,9 @@ export async function attemptWithMulti(redis: RedisAdapter, tier: Tier, now: num
     ['zremrangebyscore', key, '-inf', now - rule.intervalUs],
     ['zadd', key, now, member],
     ['zcard', key],
-    ['zrange', key, -2, -1, 'withscores'],
+    ['zrevrange', key, 0, 1, 'withscores'],
   ];
-  if (k > 2) commands.push(['zrange', key, -k, -k, 'withscores']);
+  if (k > 2) commands.push(['zrevrange', key, k - 1, k - 1, 'withscores']);
   commands.push(['zremrangebyrank', key, 0, -(k + 1)], ['pexpire', key, microsecondsToWholeMillisecondsUp(rule.intervalUs)]);
 
   const replies = await redis.transaction(commands);
@@ -51,18 +55,18 @@ export async function attemptWithMulti(redis: RedisAdapter, tier: Tier, now: num
     throw new StoreError(`ZADD did not add member ${member}: the member already existed`);
   }
   const count = readInteger(replies[2], 'ZCARD');
-  const newestTwo = readScoredMembers(replies[3], 'ZRANGE -2 -1');
-  const maxth = k > 2 ? readScoredMembers(replies[4], `ZRANGE -${k} -${k}`)[0] : kthOfNewestTwo(newestTwo, k);
-  const previous = newestTwo.filter((entry) => entry.member !== member).at(-1);
+  const newestTwo = readScoredMembers(replies[3], 'ZREVRANGE 0 1');
+  const maxth = k > 2 ? readScoredMembers(replies[4], `ZREVRANGE ${k - 1} ${k - 1}`)[0] : newestTwo[k - 1];
+  const previous = newestTwo.find((entry) => entry.member !== member);
 
   const verdict = judge(rule, now, { count: count - 1, newest: previous?.score });
-  const after: RecordedWindow = { count, newest: newestTwo.at(-1)?.score, maxthNewest: maxth?.score };
+  const after: RecordedWindow = { count, newest: newestTwo[0]?.score, maxthNewest: maxth?.score };
   return { now, tiers: [{ verdict, after }] };
 }
 
 /**
  * A dry run across tiers: one read-only MULTI of, per tier, `ZCOUNT` (|S|),
- * `ZRANGE -1 -1` (max(S)) and `ZRANGE -k -(k-1)` (the k-th and (k-1)-th
+ * `ZREVRANGE 0 0` (max(S)) and `ZREVRANGE k-2 k-1` (the (k-1)-th and k-th
  * newest). Members older than the window may still be stored (nothing is
  * removed); only the newest |S| count.
  */
@@ -70,22 +74,21 @@ export async function peekWithMulti(redis: RedisAdapter, tiers: readonly Tier[],
   const commands: RedisCommand[] = [];
   for (const { key, rule } of tiers) {
     const k = rule.maxInInterval;
-    commands.push(['zcount', key, `(${now - rule.intervalUs}`, '+inf'], ['zrange', key, -1, -1, 'withscores']);
-    if (k >= 2) commands.push(['zrange', key, -k, -(k - 1), 'withscores']);
+    commands.push(['zcount', key, `(${now - rule.intervalUs}`, '+inf'], ['zrevrange', key, 0, 0, 'withscores']);
+    if (k >= 2) commands.push(['zrevrange', key, k - 2, k - 1, 'withscores']);
   }
   const replies = await redis.transaction(commands);
   let at = 0;
   const samples = tiers.map(({ rule }): WindowSample => {
     const k = rule.maxInInterval;
     const count = readInteger(replies[at++], 'ZCOUNT');
-    const newest = readScoredMembers(replies[at++], 'ZRANGE -1 -1')[0]?.score;
+    const newest = readScoredMembers(replies[at++], 'ZREVRANGE 0 0')[0]?.score;
     let kMinus1th: number | undefined;
     let kth = newest;
     if (k >= 2) {
-      // Ranks -k and -(k-1): two entries when the key holds k or more, only the (k-1)-th newest when it holds k - 1.
-      const pair = readScoredMembers(replies[at++], `ZRANGE -${k} -${k - 1}`);
-      kMinus1th = pair.at(-1)?.score;
-      kth = pair.length === 2 ? pair[0]?.score : undefined;
+      const pair = readScoredMembers(replies[at++], `ZREVRANGE ${k - 2} ${k - 1}`);
+      kMinus1th = pair[0]?.score;
+      kth = pair[1]?.score;
     }
     return {
       count,
@@ -100,9 +103,4 @@ export async function peekWithMulti(redis: RedisAdapter, tiers: readonly Tier[],
     samples,
   );
   return { now, tiers: decision.tiers };
-}
-
-/** The k-th newest (k = 1 or 2) among the two newest entries, when there are that many. */
-function kthOfNewestTwo(newestTwo: readonly ScoredMember[], k: number): ScoredMember | undefined {
-  return newestTwo.length >= k ? newestTwo[newestTwo.length - k] : undefined;
 }

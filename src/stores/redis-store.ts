@@ -20,6 +20,14 @@ export class RedisStore implements Store {
     this.#redis = redis;
   }
 
+  get name(): string {
+    return this.#redis.kind;
+  }
+
+  get canDecideBeforeWriting(): boolean {
+    return this.#redis.supportsScripts;
+  }
+
   async attempt(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
     const [only] = tiers;
     if (now !== undefined && tiers.length === 1 && only?.rule.countBlocked) return attemptWithMulti(this.#redis, only, now);

@@ -30,6 +30,13 @@ export interface StoreDecision {
  * own clock.
  */
 export interface Store {
+  /** What holds the state, for error messages, e.g. `memory` or `node-redis cluster`. */
+  readonly name: string;
+  /**
+   * Whether the store can decide before it writes (for `countBlocked: false`,
+   * stacks and the Redis clock); redis-mock, which cannot run Lua, cannot.
+   */
+  readonly canDecideBeforeWriting: boolean;
   /** Decides an attempt and records it in each tier as SPEC step 5 says. */
   attempt(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision>;
   /** Decides an attempt as `attempt` would, and writes nothing at all. */

@@ -88,6 +88,8 @@ describe('the ioredis MULTI path on real Redis', () => {
       const ioredis = new IORedisAdapter(client);
       const measuring: RedisAdapter = {
         client,
+        kind: 'measuring ioredis',
+        supportsScripts: true,
         async transaction(commands) {
           const replies = await ioredis.transaction(commands);
           bytes += JSON.stringify(replies).length;

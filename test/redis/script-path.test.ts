@@ -106,6 +106,8 @@ describe('the script path on real Redis', () => {
       const ioredis = new IORedisAdapter(client);
       const measuring: RedisAdapter = {
         client,
+        kind: 'measuring ioredis',
+        supportsScripts: true,
         transaction: (commands) => ioredis.transaction(commands),
         async evalsha(sha1, keys, args) {
           const reply = await ioredis.evalsha(sha1, keys, args);

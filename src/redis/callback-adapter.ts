@@ -1,0 +1,53 @@
+import { UnsupportedError } from '../errors/unsupported-error.js';
+import { throwFirstErrorReply, type RedisAdapter } from './adapter.js';
+import type { CallbackRedisLikeClient, RedisCommand } from './client-types.js';
+
+/**
+ * {@link RedisAdapter} for the callback API of node_redis v3, as redis-mock
+ * implements it, so that users can unit-test code that uses a limiter
+ * without a Redis server. Only the MULTI path: redis-mock cannot run Lua, and
+ * the limiter refuses the modes that need it at construction.
+ */
+export class CallbackRedisAdapter implements RedisAdapter {
+  readonly client: CallbackRedisLikeClient;
+  readonly kind = 'redis-mock (node_redis v3 callback API)';
+  readonly supportsScripts = false;
+
+  constructor(client: CallbackRedisLikeClient) {
+    this.client = client;
+  }
+
+  transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
+    return new Promise((resolve, reject) => {
+      this.client.multi(commands.map((command) => [...command])).exec((error, replies) => {
+        if (error) return reject(error);
+        if (!Array.isArray(replies)) return reject(new Error(`MULTI answered ${String(replies)} instead of a list of replies`));
+        try {
+          throwFirstErrorReply(replies);
+        } catch (replyError) {
+          return reject(replyError instanceof Error ? replyError : new Error(String(replyError)));
+        }
+        resolve(replies);
+      });
+    });
+  }
+
+  evalsha(): Promise<unknown> {
+    return Promise.reject(new UnsupportedError(`${this.kind} cannot run Lua scripts`));
+  }
+
+  eval(): Promise<unknown> {
+    return Promise.reject(new UnsupportedError(`${this.kind} cannot run Lua scripts`));
+  }
+}
+
+/** True when `client` looks like a node_redis v3 / redis-mock client (callback API). */
+export function isCallbackRedisClient(client: object): client is CallbackRedisLikeClient {
+  const candidate = client as Partial<Record<'connected' | 'multi' | 'zadd' | 'sendCommand', unknown>>;
+  return (
+    typeof candidate.connected === 'boolean' &&
+    typeof candidate.multi === 'function' &&
+    typeof candidate.zadd === 'function' &&
+    candidate.sendCommand === undefined
+  );
+}

@@ -1,0 +1,49 @@
+// redis-mock, for users' own unit tests: the MULTI path runs the same
+// contract; the modes that need Lua are refused at construction.
+
+import { expect } from 'chai';
+import redisMock from 'redis-mock';
+import { RateLimiterStack, RollingRateLimiter, UnsupportedError, type RedisClient } from '../../src/index.js';
+import { uniqueNamespaces } from '../support/namespaces.js';
+import { describeLimiterContract } from './limiter-contract.js';
+
+describe('redis-mock', () => {
+  const client = redisMock.createClient() as unknown as RedisClient;
+  after(() => (client as unknown as { quit(): void }).quit());
+  const namespaces = uniqueNamespaces('mock');
+
+  describeLimiterContract(
+    'redis-mock',
+    () => (options) => new RollingRateLimiter({ ...options, client, namespace: namespaces.next(options.namespace) }),
+    { countBlockedFalse: false, modelSchedules: 300 },
+  );
+
+  const refused = (build: () => unknown): Error => {
+    try {
+      build();
+    } catch (error) {
+      return error as Error;
+    }
+    throw new Error('expected construction to fail');
+  };
+
+  it('refuses countBlocked: false at construction, saying it needs a script', () => {
+    const error = refused(() => new RollingRateLimiter({ client, namespace: 'n', interval: 1000, maxInInterval: 1, countBlocked: false }));
+    expect(error).to.be.instanceOf(UnsupportedError);
+    expect(error.message).to.include('`countBlocked: false`').and.to.include('redis-mock').and.to.include('script');
+  });
+
+  it("refuses clock: 'redis' at construction, saying it needs a script", () => {
+    const error = refused(() => new RollingRateLimiter({ client, namespace: 'n', interval: 1000, maxInInterval: 1, clock: 'redis' }));
+    expect(error).to.be.instanceOf(UnsupportedError);
+    expect(error.message).to.include("`clock: 'redis'`").and.to.include('redis-mock');
+  });
+
+  it('refuses a stack at construction, saying it needs a script', () => {
+    const a = new RollingRateLimiter({ client, namespace: 'a', interval: 1000, maxInInterval: 1 });
+    const b = new RollingRateLimiter({ client, namespace: 'b', interval: 1000, maxInInterval: 1 });
+    const error = refused(() => new RateLimiterStack([a, b]));
+    expect(error).to.be.instanceOf(UnsupportedError);
+    expect(error.message).to.include('redis-mock').and.to.include('script');
+  });
+});
