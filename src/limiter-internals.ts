@@ -24,6 +24,6 @@ export function registerInternals(limiter: object, internals: LimiterInternals):
   registry.set(limiter, internals);
 }
 
-export function internalsOf(limiter: object): LimiterInternals | undefined {
-  return registry.get(limiter);
+export function internalsOf(limiter: unknown): LimiterInternals | undefined {
+  return typeof limiter === 'object' && limiter !== null ? registry.get(limiter) : undefined;
 }

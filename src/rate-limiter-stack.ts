@@ -66,11 +66,13 @@ export class RateLimiterStack {
     if (!isNonEmptyArray(limiters)) {
       throw new TypeError('Expected `limiters` to be a non-empty array of RollingRateLimiter instances');
     }
-    const tiers = limiters.map((limiter, i) => {
-      const internals = internalsOf(limiter);
+    // An index loop, not map(): map() skips the holes of a sparse array.
+    const tiers: LimiterInternals[] = [];
+    for (let i = 0; i < limiters.length; i += 1) {
+      const internals = internalsOf(limiters[i]);
       if (internals === undefined) throw new TypeError(`Expected \`limiters[${i}]\` to be a RollingRateLimiter instance`);
-      return internals;
-    });
+      tiers.push(internals);
+    }
     checkStackable(limiters, tiers);
     this.#limiters = [...limiters];
     this.#tiers = tiers;

@@ -1,8 +1,10 @@
 import { RollingRateLimiter } from '../../src/index.js';
 import { describeLimiterContract } from './limiter-contract.js';
+import { describeStackContract } from './stack-contract.js';
 
 describeLimiterContract(
   'the in-memory store',
   () => (options) => new RollingRateLimiter(options),
   { countBlockedFalse: true, modelSchedules: 5000 },
 );
+describeStackContract('the in-memory store', () => (options) => new RollingRateLimiter(options), { modelSchedules: 2000 });
