@@ -8,6 +8,12 @@
 // `--cluster-enabled yes --cluster-config-file <file> --dir <tmpdir>`. A node
 // whose cluster bus port (port + 10000) is taken exits with "Address already in
 // use", which startRedisServer already answers by retrying on another port.
+//
+// test/support/redis-cluster.ts is that launcher (startRedisCluster,
+// useRedisCluster): its nodes are started here, so stop() and the exit hook
+// below cover them. It passes `--cluster-port` with a probed-free port,
+// because the default port + 10000 fails for ports above 55535 with an error
+// that is not retried here.
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
