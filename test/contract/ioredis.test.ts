@@ -1,28 +1,51 @@
-import { Redis } from 'ioredis';
-import { RollingRateLimiter } from '../../src/index.js';
-import { useRedis } from '../support/redis-server.js';
-import { uniqueNamespaces } from '../support/namespaces.js';
-import { describeLimiterContract } from './limiter-contract.js';
-import { describeStackContract } from './stack-contract.js';
+import { Cluster, Redis } from 'ioredis';
+import { Cluster as Cluster6, Redis as Redis6 } from 'ioredis6';
+import { describeRedisBackend } from './redis-backend.js';
 
-describe('real Redis through ioredis', () => {
-  let redis: Awaited<ReturnType<typeof useRedis>>;
-  let client: Redis;
-  before(async () => {
-    redis = await useRedis();
-    client = new Redis(redis.url, { lazyConnect: true });
-    await client.connect();
-  });
-  after(async () => {
-    await client?.quit();
-    await redis?.stop();
-  });
+describeRedisBackend(
+  {
+    name: 'ioredis 5 (standalone)',
+    topology: 'standalone',
+    async connect({ url }) {
+      const client = new Redis(url);
+      return { client, close: async () => void (await client.quit()) };
+    },
+  },
+  { modelSchedules: 1000, stackSchedules: 500 },
+);
 
-  const namespaces = uniqueNamespaces('contract');
-  describeLimiterContract(
-    'ioredis (standalone)',
-    () => (options) => new RollingRateLimiter({ ...options, client, namespace: namespaces.next(options.namespace) }),
-    { countBlockedFalse: true, modelSchedules: 1000 },
-  );
-  describeStackContract('ioredis (standalone)', () => (options) => new RollingRateLimiter({ ...options, client, namespace: namespaces.next(options.namespace) }), { modelSchedules: 500, foreignLimiter: (options) => new RollingRateLimiter(options) });
-});
+describeRedisBackend(
+  {
+    name: 'ioredis 6 (standalone)',
+    topology: 'standalone',
+    async connect({ url }) {
+      const client = new Redis6(url);
+      return { client, close: async () => void (await client.quit()) };
+    },
+  },
+  { modelSchedules: 400, stackSchedules: 200 },
+);
+
+describeRedisBackend(
+  {
+    name: 'ioredis 5 Cluster (3 masters)',
+    topology: 'cluster',
+    async connect({ rootNodes }) {
+      const client = new Cluster(rootNodes.map((node) => ({ ...node })));
+      return { client, close: async () => void (await client.quit()) };
+    },
+  },
+  { modelSchedules: 400, stackSchedules: 200 },
+);
+
+describeRedisBackend(
+  {
+    name: 'ioredis 6 Cluster (3 masters)',
+    topology: 'cluster',
+    async connect({ rootNodes }) {
+      const client = new Cluster6(rootNodes.map((node) => ({ ...node })));
+      return { client, close: async () => void (await client.quit()) };
+    },
+  },
+  { modelSchedules: 200, stackSchedules: 100 },
+);

@@ -1,40 +1,68 @@
-import { createClient as createClient4 } from 'redis4';
-import { createClient as createClient5 } from 'redis5';
-import type { RedisClient } from '../../src/index.js';
+import { createClient as createClient4, createCluster as createCluster4 } from 'redis4';
+import { createClient as createClient5, createCluster as createCluster5 } from 'redis5';
 import { describeRedisBackend } from './redis-backend.js';
 
 describeRedisBackend(
   {
     name: 'node-redis 4 (standalone)',
-    async connect(url) {
+    topology: 'standalone',
+    async connect({ url }) {
       const client = createClient4({ url });
       await client.connect();
-      return { client: client as unknown as RedisClient, close: async () => void (await client.quit()) };
+      return { client, close: async () => void (await client.quit()) };
     },
   },
-  { modelSchedules: 500 },
+  { modelSchedules: 500, stackSchedules: 200 },
 );
 
 describeRedisBackend(
   {
     name: 'node-redis 5 (standalone)',
-    async connect(url) {
+    topology: 'standalone',
+    async connect({ url }) {
       const client = createClient5({ url });
       await client.connect();
-      return { client: client as unknown as RedisClient, close: async () => void client.destroy() };
+      return { client, close: async () => void client.destroy() };
     },
   },
-  { modelSchedules: 500 },
+  { modelSchedules: 500, stackSchedules: 200 },
 );
 
 describeRedisBackend(
   {
     name: 'node-redis 5 with RESP3 (standalone)',
-    async connect(url) {
+    topology: 'standalone',
+    async connect({ url }) {
       const client = createClient5({ url, RESP: 3 });
       await client.connect();
-      return { client: client as unknown as RedisClient, close: async () => void client.destroy() };
+      return { client, close: async () => void client.destroy() };
     },
   },
-  { modelSchedules: 300 },
+  { modelSchedules: 300, stackSchedules: 100 },
+);
+
+describeRedisBackend(
+  {
+    name: 'node-redis 4 cluster (3 masters)',
+    topology: 'cluster',
+    async connect({ urls }) {
+      const client = createCluster4({ rootNodes: urls.map((url) => ({ url })) });
+      await client.connect();
+      return { client, close: async () => void (await client.quit()) };
+    },
+  },
+  { modelSchedules: 300, stackSchedules: 100 },
+);
+
+describeRedisBackend(
+  {
+    name: 'node-redis 5 cluster (3 masters)',
+    topology: 'cluster',
+    async connect({ urls }) {
+      const client = createCluster5({ rootNodes: urls.map((url) => ({ url })) });
+      await client.connect();
+      return { client, close: async () => void client.destroy() };
+    },
+  },
+  { modelSchedules: 300, stackSchedules: 100 },
 );

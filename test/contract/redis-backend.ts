@@ -1,11 +1,25 @@
-// Runs the whole behavioural contract against one Redis client on a real
-// redis-server (started by the harness, or REDIS_URL): one call per client
-// library, so every supported client passes the very same suite.
+// Runs the whole behavioural contract against one Redis client library on a
+// real server (a standalone redis-server or a three-master cluster, started
+// by the harness, or REDIS_URL / REDIS_CLUSTER_URLS): the single-limiter
+// contract with its model test, the stack contract with its model test, and
+// concurrent connections hammering one id. Every supported client and
+// topology passes the very same suite.
 
-import { RollingRateLimiter, type RedisClient } from '../../src/index.js';
+import { expect } from 'chai';
+import { RateLimiterStack, RollingRateLimiter, type RedisClient } from '../../src/index.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
+import { useRedisCluster } from '../support/redis-cluster.js';
 import { useRedis } from '../support/redis-server.js';
-import { describeLimiterContract } from './limiter-contract.js';
+import { describeLimiterContract, type LimiterFactory } from './limiter-contract.js';
+import { describeStackContract } from './stack-contract.js';
+
+/** Where a client connects: one server's URL, or a cluster's seed nodes. */
+export interface RedisTarget {
+  /** A node's `redis://` URL (for a cluster: the first seed). */
+  readonly url: string;
+  readonly urls: readonly string[];
+  readonly rootNodes: readonly { readonly host: string; readonly port: number }[];
+}
 
 /** A connected client and how to close it. */
 export interface ConnectedClient {
@@ -13,33 +27,43 @@ export interface ConnectedClient {
   close(): Promise<void>;
 }
 
-/** One client library, and how to connect it to a server URL. */
+/** One client library on one topology, and how to connect it. */
 export interface RedisBackend {
-  /** As it appears in test titles, e.g. `node-redis 5 (standalone)`. */
+  /** As it appears in test titles, e.g. `node-redis 5 (cluster)`. */
   readonly name: string;
-  connect(url: string): Promise<ConnectedClient>;
+  readonly topology: 'standalone' | 'cluster';
+  connect(target: RedisTarget): Promise<ConnectedClient>;
 }
 
-/**
- * Describes the contract on `backend` against a standalone redis-server.
- * `extra` receives a getter for the connected client, to add suites that
- * need it (stacks, for instance).
- */
-export function describeRedisBackend(
-  backend: RedisBackend,
-  options: { modelSchedules: number },
-  extra?: (client: () => RedisClient, namespaces: { next(suffix?: string): string }) => void,
-): void {
+/** How much randomized testing to do on this backend. */
+export interface BackendVolume {
+  readonly modelSchedules: number;
+  readonly stackSchedules: number;
+}
+
+async function startTarget(topology: RedisBackend['topology']): Promise<RedisTarget & { stop(): Promise<void> }> {
+  if (topology === 'cluster') {
+    const cluster = await useRedisCluster();
+    return { url: cluster.urls[0] as string, urls: cluster.urls, rootNodes: cluster.rootNodes, stop: () => cluster.stop() };
+  }
+  const server = await useRedis();
+  const { hostname, port } = new URL(server.url);
+  return { url: server.url, urls: [server.url], rootNodes: [{ host: hostname, port: Number(port) }], stop: () => server.stop() };
+}
+
+/** Describes the contract, the stack contract and the concurrency test on `backend`. */
+export function describeRedisBackend(backend: RedisBackend, volume: BackendVolume): void {
   describe(`real Redis through ${backend.name}`, () => {
-    let server: Awaited<ReturnType<typeof useRedis>> | undefined;
+    let target: Awaited<ReturnType<typeof startTarget>> | undefined;
     let connected: ConnectedClient | undefined;
-    before(async () => {
-      server = await useRedis();
-      connected = await backend.connect(server.url);
+    before(async function () {
+      this.timeout(60_000);
+      target = await startTarget(backend.topology);
+      connected = await backend.connect(target);
     });
     after(async () => {
       await connected?.close();
-      await server?.stop();
+      await target?.stop();
     });
 
     const client = (): RedisClient => {
@@ -47,11 +71,62 @@ export function describeRedisBackend(
       return connected.client;
     };
     const namespaces = uniqueNamespaces('contract');
-    describeLimiterContract(
-      backend.name,
-      () => (limiterOptions) => new RollingRateLimiter({ ...limiterOptions, client: client(), namespace: namespaces.next(limiterOptions.namespace) }),
-      { countBlockedFalse: true, modelSchedules: options.modelSchedules },
-    );
-    extra?.(client, namespaces);
+    const factory = (): LimiterFactory => (options) =>
+      new RollingRateLimiter({ ...options, client: client(), namespace: namespaces.next(options.namespace) });
+
+    describeLimiterContract(backend.name, factory, { countBlockedFalse: true, modelSchedules: volume.modelSchedules });
+    describeStackContract(backend.name, factory, {
+      modelSchedules: volume.stackSchedules,
+      foreignLimiter: (options) => new RollingRateLimiter(options),
+    });
+    describeConcurrency(backend, () => target as RedisTarget, namespaces);
+  });
+}
+
+/** Several connections of this client hammer one id at once: exactly the limit gets through. */
+function describeConcurrency(backend: RedisBackend, target: () => RedisTarget, namespaces: { next(suffix?: string): string }): void {
+  describe('concurrent connections', () => {
+    const connections: ConnectedClient[] = [];
+    before(async () => {
+      for (let i = 0; i < 4; i += 1) connections.push(await backend.connect(target()));
+    });
+    after(async () => {
+      await Promise.all(connections.map((connection) => connection.close()));
+    });
+
+    const hammer = async (limit: (connection: number) => Promise<boolean>): Promise<number> => {
+      const attempts = Array.from({ length: 240 }, (_, i) => limit(i % connections.length));
+      return (await Promise.all(attempts)).filter((blocked) => !blocked).length;
+    };
+
+    for (const countBlocked of [true, false]) {
+      it(`admit exactly maxInInterval (countBlocked: ${String(countBlocked)}), in every one of 5 rounds`, async () => {
+        for (let round = 0; round < 5; round += 1) {
+          const namespace = namespaces.next('hammer');
+          const limiters = connections.map(
+            (connection) => new RollingRateLimiter({ client: connection.client, namespace, interval: 600_000, maxInInterval: 17, countBlocked }),
+          );
+          expect(await hammer((i) => (limiters[i] as RollingRateLimiter).limit(`id-${round}`)), `round ${round}`).to.equal(17);
+        }
+      });
+    }
+
+    it('admit exactly the smaller tier’s maximum through a stack, in every one of 5 rounds', async () => {
+      for (let round = 0; round < 5; round += 1) {
+        const small = namespaces.next('small');
+        const large = namespaces.next('large');
+        const stacks = connections.map(
+          (connection) =>
+            new RateLimiterStack([
+              new RollingRateLimiter({ client: connection.client, namespace: large, interval: 600_000, maxInInterval: 40, countBlocked: false }),
+              new RollingRateLimiter({ client: connection.client, namespace: small, interval: 600_000, maxInInterval: 13, countBlocked: false }),
+            ]),
+        );
+        expect(await hammer((i) => (stacks[i] as RateLimiterStack).limit(`id-${round}`)), `round ${round}`).to.equal(13);
+        const largeTier = (await (stacks[0] as RateLimiterStack).limiters[0]?.wouldLimitWithInfo(`id-${round}`))?.actionsRemaining;
+        // A dry run counts the attempt it describes: 40 - 13 admitted - 1.
+        expect(largeTier, 'the large tier recorded only the admitted attempts').to.equal(40 - 13 - 1);
+      }
+    });
   });
 }
