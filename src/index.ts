@@ -1,15 +1,24 @@
 export { RollingRateLimiter } from './rolling-rate-limiter.js';
 export type { RollingRateLimiterOptions } from './options.js';
-export type { RateLimitInfo } from './rate-limit-info.js';
+export type { RateLimitInfo, StoreFailure } from './rate-limit-info.js';
+export type { FallbackLimiter, StoreErrorPolicy } from './store-error-policy.js';
 export type { LimiterId } from './ids.js';
 export type { MicrosecondClock } from './clock.js';
-export type { RedisClient, IORedisLikeClient } from './redis/client-types.js';
+export type {
+  CallbackRedisLikeClient,
+  IORedisLikeClient,
+  NodeRedisLikeClient,
+  NodeRedisLikeCluster,
+  RedisClient,
+} from './redis/client-types.js';
 export {
   RateLimiterError,
   StoreError,
   TimeoutError,
   UnsupportedError,
   isRateLimiterError,
+  InvalidOptionRangeError,
+  InvalidOptionTypeError,
   type RateLimiterErrorCode,
 } from './errors/index.js';
-export { RateLimiterStack, type StackRateLimitInfo, type TierRateLimitInfo } from './rate-limiter-stack.js';
+export { RateLimiterStack, type RateLimiterStackOptions, type StackRateLimitInfo, type TierRateLimitInfo } from './rate-limiter-stack.js';

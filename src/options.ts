@@ -1,5 +1,8 @@
 import type { MicrosecondClock } from './clock.js';
+import { InvalidOptionRangeError, InvalidOptionTypeError } from './errors/invalid-option-error.js';
+import type { RateLimitInfo } from './rate-limit-info.js';
 import type { RedisClient } from './redis/client-types.js';
+import { isStoreErrorPolicy, type StoreErrorPolicy } from './store-error-policy.js';
 
 /** Options of {@link RollingRateLimiter}. Only `interval` and `maxInInterval` are required. */
 export interface RollingRateLimiterOptions {
@@ -70,6 +73,16 @@ export interface RollingRateLimiterOptions {
    * @default 2000
    */
   readonly timeout?: number;
+
+  /**
+   * What to do when the store fails or does not answer within `timeout`:
+   * `'throw'` rejects with the error, `'allow'` fails open, `'block'` fails
+   * closed, and a fallback limiter (for example an in-memory limiter with the
+   * same rules) decides instead. Decisions made this way carry
+   * `storeFailure` in their info. See {@link StoreErrorPolicy}.
+   * @default 'throw'
+   */
+  readonly onStoreError?: StoreErrorPolicy;
 }
 
 /** The options after validation, with every default filled in. */
@@ -82,6 +95,7 @@ export interface NormalizedOptions {
   readonly countBlocked: boolean;
   readonly clock: 'local' | 'redis' | MicrosecondClock;
   readonly timeout: number;
+  readonly onStoreError: StoreErrorPolicy;
 }
 
 /** Defaults of the optional options (`namespace` has one only without a client). */
@@ -90,6 +104,7 @@ export const DEFAULT_OPTIONS = {
   countBlocked: true,
   clock: 'local',
   timeout: 2000,
+  onStoreError: 'throw',
   memoryNamespace: 'rolling-window-limiter',
 } as const;
 
@@ -104,6 +119,7 @@ const KNOWN_OPTIONS = new Set([
   'countBlocked',
   'clock',
   'timeout',
+  'onStoreError',
 ]);
 
 /** Renders a received value for an error message: `0` (number), `'x'` (string), `null`. */
@@ -122,26 +138,31 @@ function integerInRange(options: object, name: string, min: number, max: number,
   const value = (options as Record<string, unknown>)[name];
   if (value === undefined && fallback !== undefined) return fallback;
   const expected = `Expected \`${name}\` to be an integer from ${min} to ${max}`;
-  if (typeof value !== 'number') throw new TypeError(`${expected}, got ${describeValue(value)}`);
+  if (typeof value !== 'number') throw new InvalidOptionTypeError(`${expected}, got ${describeValue(value)}`, name, value);
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new RangeError(`${expected}, got ${describeValue(value)}`);
+    throw new InvalidOptionRangeError(`${expected}, got ${describeValue(value)}`, name, value);
   }
   return value;
 }
 
 /**
  * Validates the caller's options once and fills in the defaults, without
- * touching the caller's object. Throws `TypeError` for a value of the wrong
- * type and `RangeError` for a value out of range, naming the option and the
- * value received.
+ * touching the caller's object. Throws {@link InvalidOptionTypeError} (a
+ * `TypeError`) for a value of the wrong type, a missing or an unknown option,
+ * and {@link InvalidOptionRangeError} (a `RangeError`) for a value out of
+ * range, naming the option and the value received.
  */
 export function normalizeOptions(options: RollingRateLimiterOptions): NormalizedOptions {
   if (typeof options !== 'object' || options === null) {
-    throw new TypeError(`Expected the options to be an object, got ${describeValue(options)}`);
+    throw new InvalidOptionTypeError(`Expected the options to be an object, got ${describeValue(options)}`, 'options', options);
   }
   for (const name of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(name)) {
-      throw new TypeError(`Unknown option \`${name}\`; the options are ${[...KNOWN_OPTIONS].join(', ')}`);
+      throw new InvalidOptionTypeError(
+        `Unknown option \`${name}\`; the options are ${[...KNOWN_OPTIONS].join(', ')}`,
+        name,
+        (options as unknown as Record<string, unknown>)[name],
+      );
     }
   }
   const interval = integerInRange(options, 'interval', 1, MAX_MILLISECONDS);
@@ -151,28 +172,42 @@ export function normalizeOptions(options: RollingRateLimiterOptions): Normalized
 
   const { client, countBlocked = DEFAULT_OPTIONS.countBlocked, clock = DEFAULT_OPTIONS.clock } = options;
   if (client !== undefined && (typeof client !== 'object' || client === null)) {
-    throw new TypeError(`Expected \`client\` to be a Redis client object, got ${describeValue(client)}`);
+    throw new InvalidOptionTypeError(`Expected \`client\` to be a Redis client object, got ${describeValue(client)}`, 'client', client);
   }
   if (typeof countBlocked !== 'boolean') {
-    throw new TypeError(`Expected \`countBlocked\` to be a boolean, got ${describeValue(countBlocked)}`);
+    throw new InvalidOptionTypeError(`Expected \`countBlocked\` to be a boolean, got ${describeValue(countBlocked)}`, 'countBlocked', countBlocked);
   }
   if (typeof clock !== 'function' && clock !== 'local' && clock !== 'redis') {
     const message = `Expected \`clock\` to be 'local', 'redis' or a function returning integer microseconds, got ${describeValue(clock)}`;
-    if (typeof clock === 'string') throw new RangeError(message);
-    throw new TypeError(message);
+    if (typeof clock === 'string') throw new InvalidOptionRangeError(message, 'clock', clock);
+    throw new InvalidOptionTypeError(message, 'clock', clock);
   }
 
   let namespace = options.namespace;
   if (namespace === undefined) {
     if (client !== undefined) {
-      throw new TypeError(
+      throw new InvalidOptionTypeError(
         'Expected `namespace` to be a string when `client` is given: limiters that share a Redis client need distinct namespaces',
+        'namespace',
+        namespace,
       );
     }
     namespace = DEFAULT_OPTIONS.memoryNamespace;
   } else if (typeof namespace !== 'string') {
-    throw new TypeError(`Expected \`namespace\` to be a string, got ${describeValue(namespace)}`);
+    throw new InvalidOptionTypeError(`Expected \`namespace\` to be a string, got ${describeValue(namespace)}`, 'namespace', namespace);
   }
 
-  return { interval, maxInInterval, minDifference, namespace, client, countBlocked, clock, timeout };
+  const onStoreError = normalizeStoreErrorPolicy(options.onStoreError);
+  return { interval, maxInInterval, minDifference, namespace, client, countBlocked, clock, timeout, onStoreError };
+}
+
+/** Validates an `onStoreError` option (of a limiter or a stack). */
+export function normalizeStoreErrorPolicy<Info extends RateLimitInfo>(
+  value: StoreErrorPolicy<Info> | undefined,
+): StoreErrorPolicy<Info> {
+  if (value === undefined) return DEFAULT_OPTIONS.onStoreError;
+  if (isStoreErrorPolicy(value)) return value;
+  const message = `Expected \`onStoreError\` to be 'throw', 'allow', 'block' or a fallback limiter, got ${describeValue(value)}`;
+  if (typeof value === 'string') throw new InvalidOptionRangeError(message, 'onStoreError', value);
+  throw new InvalidOptionTypeError(message, 'onStoreError', value);
 }

@@ -1,3 +1,13 @@
+import type { RateLimiterError } from './errors/rate-limiter-error.js';
+
+/** Why a decision was made by the `onStoreError` policy instead of the store. */
+export interface StoreFailure {
+  /** Which policy decided: `'allow'` (fail open), `'block'` (fail closed) or `'fallback'` (the fallback limiter). */
+  readonly policy: 'allow' | 'block' | 'fallback';
+  /** The store's failure: a {@link StoreError} or a {@link TimeoutError}. */
+  readonly error: RateLimiterError;
+}
+
 /**
  * The outcome of one attempt (or of a dry run), with the numbers a caller
  * needs to tell the user when to try again.
@@ -17,4 +27,9 @@ export interface RateLimitInfo {
    * now.
    */
   readonly millisecondsUntilAllowed: number;
+  /**
+   * Present only when the store failed and the `onStoreError` policy decided
+   * instead: which policy, and the failure. Log and alert on it.
+   */
+  readonly storeFailure?: StoreFailure;
 }

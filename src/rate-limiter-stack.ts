@@ -1,11 +1,25 @@
 import { describe } from './decision.js';
+import { InvalidOptionTypeError } from './errors/invalid-option-error.js';
 import { UnsupportedError } from './errors/unsupported-error.js';
 import { normalizeId, type LimiterId } from './ids.js';
 import { internalsOf, type LimiterInternals } from './limiter-internals.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 import type { RollingRateLimiter } from './rolling-rate-limiter.js';
 import type { Store, Tier } from './stores/store.js';
+import { describeValue, normalizeStoreErrorPolicy } from './options.js';
+import { decideOnStoreError, isStoreFailure, type StoreErrorPolicy } from './store-error-policy.js';
 import { callStore } from './with-timeout.js';
+
+/** Options of {@link RateLimiterStack}. */
+export interface RateLimiterStackOptions {
+  /**
+   * What to do when the store fails or does not answer in time; see
+   * {@link StoreErrorPolicy}. A fallback is a stack (or anything with
+   * `limitWithInfo` and `wouldLimitWithInfo` returning a {@link StackRateLimitInfo}).
+   * @default 'throw'
+   */
+  readonly onStoreError?: StoreErrorPolicy<StackRateLimitInfo>;
+}
 
 /** One tier's part of a {@link StackRateLimitInfo}: its own numbers, and which limiter it is. */
 export interface TierRateLimitInfo extends RateLimitInfo {
@@ -54,23 +68,31 @@ export class RateLimiterStack {
   readonly #tiers: readonly LimiterInternals[];
   readonly #store: Store;
   readonly #timeout: number;
+  readonly #onStoreError: StoreErrorPolicy<StackRateLimitInfo>;
 
   /**
    * @param limiters The tiers, at least one. They must keep their state in the
    *   same place (all in memory, or all on the same Redis client), use the
    *   same `clock`, and have distinct namespaces.
+   * @param options `onStoreError`: what to do when the store fails or does not
+   *   answer in time (see {@link StoreErrorPolicy}; a fallback is a stack, for
+   *   example of in-memory limiters with the same rules). Default `'throw'`.
+   *   The stack waits for the store as long as the longest `timeout` of its
+   *   limiters.
    * @throws TypeError when the limiters cannot be stacked, saying why.
    * @throws {@link UnsupportedError} when their store cannot decide before writing (redis-mock).
    */
-  constructor(limiters: readonly RollingRateLimiter[]) {
+  constructor(limiters: readonly RollingRateLimiter[], options: RateLimiterStackOptions = {}) {
     if (!isNonEmptyArray(limiters)) {
-      throw new TypeError('Expected `limiters` to be a non-empty array of RollingRateLimiter instances');
+      throw new InvalidOptionTypeError('Expected `limiters` to be a non-empty array of RollingRateLimiter instances', 'limiters', limiters);
     }
     // An index loop, not map(): map() skips the holes of a sparse array.
     const tiers: LimiterInternals[] = [];
     for (let i = 0; i < limiters.length; i += 1) {
       const internals = internalsOf(limiters[i]);
-      if (internals === undefined) throw new TypeError(`Expected \`limiters[${i}]\` to be a RollingRateLimiter instance`);
+      if (internals === undefined) {
+        throw new InvalidOptionTypeError(`Expected \`limiters[${i}]\` to be a RollingRateLimiter instance`, 'limiters', limiters[i]);
+      }
       tiers.push(internals);
     }
     checkStackable(limiters, tiers);
@@ -78,6 +100,10 @@ export class RateLimiterStack {
     this.#tiers = tiers;
     this.#store = (tiers[0] as LimiterInternals).store;
     this.#timeout = Math.max(...tiers.map((tier) => tier.timeout));
+    if (typeof options !== 'object' || options === null) {
+      throw new InvalidOptionTypeError(`Expected the stack's options to be an object, got ${describeValue(options)}`, 'options', options);
+    }
+    this.#onStoreError = normalizeStoreErrorPolicy(options.onStoreError);
   }
 
   /** The stacked limiters, in order. */
@@ -126,6 +152,32 @@ export class RateLimiterStack {
   }
 
   async #run(id: LimiterId, operation: 'attempt' | 'peek'): Promise<StackRateLimitInfo> {
+    try {
+      return await this.#decide(id, operation);
+    } catch (error) {
+      if (!isStoreFailure(error)) throw error;
+      return decideOnStoreError(this.#onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked));
+    }
+  }
+
+  /** The info of a decision made by the `'allow'` or `'block'` policy: nothing is known of the windows. */
+  #fixedDecision(blocked: boolean): StackRateLimitInfo {
+    const tiers = this.#limiters.map(
+      (limiter): TierRateLimitInfo => ({
+        blocked,
+        blockedDueToCount: false,
+        blockedDueToMinDifference: false,
+        actionsRemaining: blocked ? 0 : limiter.maxInInterval,
+        millisecondsUntilAllowed: blocked ? this.#timeout : 0,
+        namespace: limiter.namespace,
+        interval: limiter.interval,
+        maxInInterval: limiter.maxInInterval,
+      }),
+    );
+    return { ...combine(tiers), tiers };
+  }
+
+  async #decide(id: LimiterId, operation: 'attempt' | 'peek'): Promise<StackRateLimitInfo> {
     const normalized = normalizeId(id);
     const tiers = this.#tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store }));
     const now = (this.#tiers[0] as LimiterInternals).readClock?.();
@@ -139,15 +191,19 @@ export class RateLimiterStack {
       const info = describe((this.#tiers[i] as LimiterInternals).rule, decision.now, outcome.verdict, outcome.after);
       return { ...info, namespace: limiter.namespace, interval: limiter.interval, maxInInterval: limiter.maxInInterval };
     });
-    return {
-      blocked: infos.some((info) => info.blocked),
-      blockedDueToCount: infos.some((info) => info.blockedDueToCount),
-      blockedDueToMinDifference: infos.some((info) => info.blockedDueToMinDifference),
-      actionsRemaining: Math.min(...infos.map((info) => info.actionsRemaining)),
-      millisecondsUntilAllowed: Math.max(...infos.map((info) => info.millisecondsUntilAllowed)),
-      tiers: infos,
-    };
+    return { ...combine(infos), tiers: infos };
   }
+}
+
+/** The stack's own numbers from its tiers'. */
+function combine(infos: readonly RateLimitInfo[]): RateLimitInfo {
+  return {
+    blocked: infos.some((info) => info.blocked),
+    blockedDueToCount: infos.some((info) => info.blockedDueToCount),
+    blockedDueToMinDifference: infos.some((info) => info.blockedDueToMinDifference),
+    actionsRemaining: Math.min(...infos.map((info) => info.actionsRemaining)),
+    millisecondsUntilAllowed: Math.max(...infos.map((info) => info.millisecondsUntilAllowed)),
+  };
 }
 
 function isNonEmptyArray(value: unknown): value is readonly unknown[] {
@@ -161,15 +217,19 @@ function checkStackable(limiters: readonly RollingRateLimiter[], tiers: readonly
   tiers.forEach((tier, i) => {
     const limiter = limiters[i] as RollingRateLimiter;
     if (namespaces.has(limiter.namespace)) {
-      throw new TypeError(
+      throw new InvalidOptionTypeError(
         `Cannot stack two limiters with the namespace \`${limiter.namespace}\` (limiters[${i}]): give each tier its own namespace`,
+        'limiters',
+        limiter,
       );
     }
     namespaces.add(limiter.namespace);
     if (!first.store.canDecideWith(tier.store)) {
-      throw new TypeError(
+      throw new InvalidOptionTypeError(
         `Cannot stack limiters[${i}] with limiters[0]: stacked limiters must keep their state in the same place ` +
           '(all in memory, or all on the same Redis client) so that one atomic step decides every tier',
+        'limiters',
+        limiter,
       );
     }
     if (!tier.store.canDecideBeforeWriting) {
@@ -178,7 +238,7 @@ function checkStackable(limiters: readonly RollingRateLimiter[], tiers: readonly
       );
     }
     if (tier.clockOption !== first.clockOption) {
-      throw new TypeError(`Cannot stack limiters[${i}] with limiters[0]: stacked limiters must use the same \`clock\``);
+      throw new InvalidOptionTypeError(`Cannot stack limiters[${i}] with limiters[0]: stacked limiters must use the same \`clock\``, 'limiters', limiter);
     }
   });
 }

@@ -1,5 +1,6 @@
 import { localMicroseconds, millisecondsToMicroseconds, type MicrosecondClock } from './clock.js';
 import { describe, type WindowRule } from './decision.js';
+import { InvalidOptionTypeError } from './errors/invalid-option-error.js';
 import { UnsupportedError } from './errors/unsupported-error.js';
 import { normalizeId, type LimiterId } from './ids.js';
 import { KeyBuilder } from './keys.js';
@@ -10,6 +11,7 @@ import { createAdapter } from './redis/create-adapter.js';
 import { MemoryStore } from './stores/memory-store.js';
 import { RedisStore } from './stores/redis-store.js';
 import type { Store, Tier } from './stores/store.js';
+import { decideOnStoreError, isStoreFailure } from './store-error-policy.js';
 import { callStore } from './with-timeout.js';
 
 /**
@@ -172,6 +174,26 @@ export class RollingRateLimiter {
   }
 
   async #run(id: LimiterId, operation: 'attempt' | 'peek'): Promise<RateLimitInfo> {
+    try {
+      return await this.#decide(id, operation);
+    } catch (error) {
+      if (!isStoreFailure(error)) throw error;
+      return decideOnStoreError(this.#options.onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked));
+    }
+  }
+
+  /** The info of a decision made by the `'allow'` or `'block'` policy: nothing is known of the window. */
+  #fixedDecision(blocked: boolean): RateLimitInfo {
+    return {
+      blocked,
+      blockedDueToCount: false,
+      blockedDueToMinDifference: false,
+      actionsRemaining: blocked ? 0 : this.#rule.maxInInterval,
+      millisecondsUntilAllowed: blocked ? this.#timeout : 0,
+    };
+  }
+
+  async #decide(id: LimiterId, operation: 'attempt' | 'peek'): Promise<RateLimitInfo> {
     const tier: Tier = { key: this.#keys.keyFor(normalizeId(id)), rule: this.#rule, store: this.#store };
     const now = this.#readClock?.();
     const decision = await callStore(
@@ -190,8 +212,10 @@ function checkedClock(clock: MicrosecondClock): MicrosecondClock {
   return () => {
     const now = clock();
     if (!Number.isSafeInteger(now) || now < 0) {
-      throw new TypeError(
+      throw new InvalidOptionTypeError(
         `Expected \`clock\` to return a non-negative integer number of microseconds since the epoch, got \`${String(now)}\` (${typeof now})`,
+        'clock',
+        now,
       );
     }
     return now;

@@ -1,14 +1,24 @@
-const brand = Symbol.for('rolling-window-limiter.error');
+/** Marks this library's errors, across copies of the library (the ES module and CommonJS builds, two versions). */
+export const ERROR_BRAND = Symbol.for('rolling-window-limiter.error');
+const brand = ERROR_BRAND;
 
 /** Stable codes carried by every error this library throws itself. */
 export type RateLimiterErrorCode =
+  | 'ERR_RATE_LIMITER_INVALID_OPTION'
   | 'ERR_RATE_LIMITER_STORE'
   | 'ERR_RATE_LIMITER_TIMEOUT'
   | 'ERR_RATE_LIMITER_UNSUPPORTED';
 
 /**
- * Base class of the errors that report a failure of the limiter itself: an
- * unsupported client or mode, a store that failed or did not answer in time.
+ * Base class of the errors this library throws: invalid options
+ * ({@link InvalidOptionTypeError}, {@link InvalidOptionRangeError}), an
+ * unsupported client or mode ({@link UnsupportedError}), a store that failed
+ * ({@link StoreError}) or did not answer in time ({@link TimeoutError}).
+ *
+ * The invalid-option errors must also be a `TypeError` or a `RangeError`, so
+ * they cannot extend this class; `instanceof RateLimiterError` and
+ * {@link isRateLimiterError} still recognise them (and errors from another
+ * copy of the library) by a brand.
  *
  * Being rate limited is never an error: it is the `true` of
  * {@link RollingRateLimiter.limit} or the `blocked` field of
@@ -30,6 +40,16 @@ export class RateLimiterError extends Error {
   }
 
   override readonly name: string = 'RateLimiterError';
+
+  /**
+   * `error instanceof RateLimiterError` is true for every error of this
+   * library, from any copy of it; `instanceof` a subclass stays the ordinary
+   * prototype check.
+   */
+  static override [Symbol.hasInstance](instance: unknown): boolean {
+    if (this === RateLimiterError) return isRateLimiterError(instance);
+    return Function.prototype[Symbol.hasInstance].call(this, instance);
+  }
 }
 
 /**

@@ -1,9 +1,25 @@
+import { StoreError } from '../errors/store-error.js';
 import type { RedisAdapter } from './adapter.js';
 import type { RedisScript } from './scripts/redis-script.js';
 
 /** True for Redis's answer to EVALSHA when the script is not in its cache. */
 function isNoScriptError(error: unknown): boolean {
   return error instanceof Error && error.message.startsWith('NOSCRIPT');
+}
+
+/** True for Redis's answer when an ACL forbids the command to this user. */
+function isNoPermissionError(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOPERM');
+}
+
+/** Says which permission is missing and what to do, keeping Redis's own error as the cause. */
+function missingPermission(error: Error): StoreError {
+  return new StoreError(
+    `Redis refused EVALSHA/EVAL to this user (ACL: "${error.message}"). ` +
+      "`countBlocked: false`, stacks and `clock: 'redis'` run a Lua script: grant them " +
+      '(`ACL SETUSER <user> +evalsha +eval`), or use `countBlocked: true` with a local clock, which needs only plain commands',
+    { cause: error },
+  );
 }
 
 /**
@@ -18,9 +34,14 @@ export async function runScript(
   args: readonly (string | number)[],
 ): Promise<unknown> {
   try {
-    return await redis.evalsha(script.sha1, keys, args);
+    try {
+      return await redis.evalsha(script.sha1, keys, args);
+    } catch (error) {
+      if (!isNoScriptError(error)) throw error;
+      return await redis.eval(script.lua, keys, args);
+    }
   } catch (error) {
-    if (!isNoScriptError(error)) throw error;
-    return redis.eval(script.lua, keys, args);
+    if (isNoPermissionError(error)) throw missingPermission(error as Error);
+    throw error;
   }
 }

@@ -1,0 +1,137 @@
+// `npm run bench`: the side-by-side benchmark. Starts one redis-server of its
+// own (127.0.0.1, free port, no persistence), runs every selected scenario
+// against every contender, prints the tables, writes bench/results/latest.*,
+// and stops the server at the end, on error and on Ctrl-C.
+//
+// Flags: --quick, --runs N, --only TEXT, --duration MS (see bench/cli.ts).
+
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { createClient } from 'redis5';
+import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
+import { parseArgs, selected, USAGE, type BenchOptions } from './cli.js';
+import { floorContenders } from './contenders/floors.js';
+import { libraryMemoryContender, libraryRedisContenders } from './contenders/library.js';
+import { peerMemoryContenders, peerRedisContenders } from './contenders/peers.js';
+import type { Clients, Contender } from './contenders/types.js';
+import { describeMachine, machineLines } from './machine.js';
+import { redisVersion } from './redis-stats.js';
+import { writeResults } from './report/write.js';
+import type { BenchResults } from './results.js';
+import { measureHeap, type HeapRecord } from './scenarios/heap.js';
+import { measureBytes, measureKeyMemory, type BytesRecord, type KeyMemoryRecord } from './scenarios/redis-footprint.js';
+import { runThroughput, type ThroughputRecord } from './scenarios/throughput.js';
+import { computeTargets } from './targets.js';
+import { BYTES_MAXIMA, THROUGHPUT_SCENARIOS } from './workloads.js';
+
+const BYTES_CONTENDERS = ['lib-multi@ioredis', 'lib-script@ioredis', 'lib-multi@node-redis5', 'lib-script@node-redis5', 'rrl@ioredis'];
+const KEY_MEMORY_CONTENDERS = ['lib-multi@ioredis', 'lib-script@ioredis', 'rrl@ioredis'];
+const HEAP_CONTENDERS = ['lib-memory', 'rrl-memory', 'rlf-memory'];
+
+const log = (line: string): void => console.log(line);
+
+/** The contenders a once-only measurement runs: all of them when its name is selected, else those selected by name. */
+function pick(options: BenchOptions, measurement: string, all: readonly Contender[], ids: readonly string[]): Contender[] {
+  const chosen = all.filter((c) => ids.includes(c.id));
+  return selected(options, measurement) ? chosen : chosen.filter((c) => options.only !== undefined && selected(options, c.id, c.label));
+}
+
+async function bench(options: BenchOptions, server: RedisServer): Promise<void> {
+  const admin = new Redis(server.url);
+  const clients: Clients = { ioredis: new Redis(server.url), nodeRedis: createClient({ url: server.url }) };
+  await clients.nodeRedis.connect();
+  try {
+    const startedAt = new Date().toISOString();
+    const machine = describeMachine(await redisVersion(admin));
+    machineLines(machine).forEach((line) => log(line));
+    log(`redis-server pid ${server.pid} on ${server.url}; ${options.runs} run(s), ${options.durationMs} ms per measurement${options.only === undefined ? '' : `, only "${options.only}"`}\n`);
+
+    const redisContenders = [...libraryRedisContenders(clients), ...peerRedisContenders(clients), ...floorContenders(clients)];
+    const memoryContenders = [libraryMemoryContender, ...peerMemoryContenders];
+    const all = [...redisContenders, ...memoryContenders];
+    const tag = randomBytes(3).toString('hex');
+    let counter = 0;
+    const namespace = (): string => `bench:${tag}:${(counter += 1)}`;
+    const context = { options, admin, namespace, log };
+
+    const contendersOf = (scenario: (typeof THROUGHPUT_SCENARIOS)[number]): Contender[] =>
+      (scenario.kind === 'memory' ? memoryContenders : redisContenders).filter((c) => selected(options, scenario.id, c.id, c.label));
+    const scenarios = THROUGHPUT_SCENARIOS.filter((scenario) => contendersOf(scenario).length > 0);
+    const throughput: ThroughputRecord[] = [];
+    for (let run = 0; run < options.runs; run += 1) {
+      log(`Throughput, run ${run + 1} of ${options.runs}`);
+      throughput.push(...(await runThroughput(context, scenarios, contendersOf, run)));
+    }
+
+    const bytesContenders = pick(options, 'bytes', all, BYTES_CONTENDERS);
+    const keyContenders = pick(options, 'key-memory', all, KEY_MEMORY_CONTENDERS);
+    const heapContenders = pick(options, 'heap', all, HEAP_CONTENDERS).map((c) => c.id);
+    if (bytesContenders.length > 0) log('\nBytes per decision');
+    const bytes: BytesRecord[] = await measureBytes(context, bytesContenders, BYTES_MAXIMA);
+    if (keyContenders.length > 0) log('\nMemory per key');
+    const keyMemory: KeyMemoryRecord[] = await measureKeyMemory(context, keyContenders);
+    if (heapContenders.length > 0) log(`\nHeap per ${options.heapIds.toLocaleString('en-US')} ids (child processes)`);
+    const heap: HeapRecord[] = await measureHeap(heapContenders, options.heapIds, log);
+
+    const measuredIds = new Set([...throughput, ...bytes, ...keyMemory, ...heap].map((record) => record.contender));
+    const results: BenchResults = {
+      startedAt,
+      finishedAt: new Date().toISOString(),
+      options,
+      machine,
+      contenders: all.filter((c) => measuredIds.has(c.id)).map(({ id, label, family, backend }) => ({ id, label, family, backend })),
+      scenarios: scenarios.map(({ id, label }) => ({ id, label })),
+      throughput,
+      bytes,
+      keyMemory,
+      heap,
+    };
+    const files = await writeResults(results, computeTargets(results));
+    log(`\nWrote ${files.join(', ')}`);
+  } finally {
+    clients.ioredis.disconnect();
+    admin.disconnect();
+    clients.nodeRedis.destroy();
+  }
+}
+
+async function main(): Promise<number> {
+  let options: BenchOptions | 'help';
+  try {
+    options = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : String(error));
+    return 2;
+  }
+  if (options === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  const server = await startRedisServer();
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => (stopping ??= server.stop());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.error(`\n${signal}: stopping redis-server (pid ${server.pid})`);
+      void stop().finally(() => process.exit(130));
+    });
+  }
+  try {
+    await bench(options, server);
+    return 0;
+  } catch (error) {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    return 1;
+  } finally {
+    await stop();
+  }
+}
+
+// Exit explicitly: rolling-rate-limiter's InMemoryRateLimiter may leave live timers behind.
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

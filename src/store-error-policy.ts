@@ -1,0 +1,76 @@
+// What a limiter does when its store fails or does not answer in time: the
+// `onStoreError` option. Kept apart from the limiter so that a single limiter
+// and a stack apply the very same policy.
+
+import { StoreError } from './errors/store-error.js';
+import { TimeoutError } from './errors/timeout-error.js';
+import type { LimiterId } from './ids.js';
+import type { RateLimitInfo } from './rate-limit-info.js';
+
+/**
+ * A limiter that decides while the store is unavailable, for example an
+ * in-memory {@link RollingRateLimiter} with the same rules (for a stack: a
+ * {@link RateLimiterStack} of in-memory limiters).
+ */
+export interface FallbackLimiter<Info extends RateLimitInfo = RateLimitInfo> {
+  limitWithInfo(id: LimiterId): Promise<Info>;
+  wouldLimitWithInfo(id: LimiterId): Promise<Info>;
+}
+
+/**
+ * What to do when the store fails ({@link StoreError}) or does not answer in
+ * time ({@link TimeoutError}):
+ *
+ * | policy | the call |
+ * | --- | --- |
+ * | `'throw'` (default) | rejects with the error |
+ * | `'allow'` | resolves as allowed (fail open) |
+ * | `'block'` | resolves as blocked (fail closed) |
+ * | a fallback limiter | resolves with the fallback's decision |
+ *
+ * A decision made by the policy carries `storeFailure` in its info, so it can
+ * be logged and alerted on. Other errors (a bad id, a bad clock) always throw.
+ */
+export type StoreErrorPolicy<Info extends RateLimitInfo = RateLimitInfo> = 'throw' | 'allow' | 'block' | FallbackLimiter<Info>;
+
+/** True for the failures a policy may stand in for. */
+export function isStoreFailure(error: unknown): error is StoreError | TimeoutError {
+  return error instanceof StoreError || error instanceof TimeoutError;
+}
+
+/** True when `value` is a valid `onStoreError`. */
+export function isStoreErrorPolicy(value: unknown): value is StoreErrorPolicy {
+  if (value === 'throw' || value === 'allow' || value === 'block') return true;
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Partial<Record<'limitWithInfo' | 'wouldLimitWithInfo', unknown>>;
+  return typeof candidate.limitWithInfo === 'function' && typeof candidate.wouldLimitWithInfo === 'function';
+}
+
+/**
+ * Applies the policy to a store failure: rethrows it for `'throw'`, or
+ * returns the policy's decision marked with `storeFailure`. When a fallback
+ * limiter fails too, the call rejects with a {@link StoreError} that names
+ * both failures and carries the store's as `cause`.
+ *
+ * @param fixed Builds the info of a fixed decision (`'allow'` or `'block'`).
+ */
+export async function decideOnStoreError<Info extends RateLimitInfo>(
+  policy: StoreErrorPolicy<Info>,
+  error: StoreError | TimeoutError,
+  operation: 'attempt' | 'peek',
+  id: LimiterId,
+  fixed: (blocked: boolean) => Info,
+): Promise<Info> {
+  if (policy === 'throw') throw error;
+  if (policy === 'allow' || policy === 'block') {
+    return { ...fixed(policy === 'block'), storeFailure: { policy, error } };
+  }
+  let info: Info;
+  try {
+    info = operation === 'attempt' ? await policy.limitWithInfo(id) : await policy.wouldLimitWithInfo(id);
+  } catch (fallbackError) {
+    const reason = fallbackError instanceof Error ? fallbackError.message : String(fallbackError);
+    throw new StoreError(`${error.message}; the fallback limiter failed too: ${reason}`, { cause: error });
+  }
+  return { ...info, storeFailure: { policy: 'fallback', error } };
+}
