@@ -94,6 +94,36 @@ describe('the script path on real Redis', () => {
     expect(await client.zcard(keyOf(spacing.namespace, 'teacher'))).to.equal(1);
   });
 
+  it('keeps at most maxInInterval members under a 20,000-attempt flood with countBlocked: false, deciding as the model', async function () {
+    this.timeout(120_000);
+    const clock = new TestClock();
+    const limiter = new RollingRateLimiter({
+      client,
+      namespace: namespaces.next(),
+      interval: 60_000, // keys expire in real time: the interval must outlast the test
+      maxInInterval: 10,
+      countBlocked: false,
+      clock: clock.read,
+    });
+    const reference = new ReferenceLimiter({ intervalMs: 60_000, maxInInterval: 10, minDifferenceMs: 0, countBlocked: false });
+    const key = keyOf(limiter.namespace, 'hot');
+    let largest = 0;
+    await client.config('RESETSTAT');
+    for (let i = 0; i < 20_000; i += 1) {
+      clock.advanceUs(i % 5000 === 0 ? 61_000_000 : 37); // a pause now and then lets a few through again
+      expect(await limiter.limitWithInfo('hot')).to.deep.equal(reference.attempt('hot', clock.now));
+      if (i % 50 === 0) largest = Math.max(largest, await client.zcard(key));
+    }
+    expect(largest).to.be.at.most(10);
+    // One script call per decision, whose reads inside Redis are a bounded number of rank reads of one or two
+    // members each (commands run by scripts count in commandstats too): never a read of the whole set.
+    const stats = await client.info('commandstats');
+    const calls = (command: string): number => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    expect(calls('evalsha')).to.equal(20_000);
+    expect(calls('zrange')).to.be.at.most(2 * 20_000);
+    expect(calls('zrangebyscore') + calls('zrevrangebyscore')).to.equal(0);
+  });
+
   it('gets back replies of the same size at maxInInterval 10 and 10,000 with the window full', async function () {
     this.timeout(60_000);
     const replyBytes = async (maxInInterval: number): Promise<number> => {

@@ -1,0 +1,132 @@
+import { expect } from 'chai';
+import sinon from 'sinon';
+import {
+  InvalidOptionRangeError,
+  InvalidOptionTypeError,
+  RateLimiterError,
+  RateLimiterStack,
+  RollingRateLimiter,
+  StoreError,
+  TimeoutError,
+  type RollingRateLimiterOptions,
+} from '../../src/index.js';
+import { internalsOf } from '../../src/limiter-internals.js';
+import { MemoryStore } from '../../src/stores/memory-store.js';
+import { TestClock } from '../support/test-clock.js';
+
+describe('onStoreError', () => {
+  afterEach(() => sinon.restore());
+  const failure = new StoreError('Redis is down', { cause: new Error('ECONNREFUSED') });
+  const failingStore = (): void => {
+    sinon.stub(MemoryStore.prototype, 'attempt').rejects(failure);
+    sinon.stub(MemoryStore.prototype, 'peek').rejects(failure);
+  };
+  const rules = (extra: Partial<RollingRateLimiterOptions> = {}): RollingRateLimiterOptions => ({
+    namespace: 'n',
+    interval: 60_000,
+    maxInInterval: 2,
+    ...extra,
+  });
+
+  it("'throw' (the default) rejects with the store's error", async () => {
+    const limiter = new RollingRateLimiter(rules());
+    failingStore();
+    expect(await limiter.limit('u').catch((e: unknown) => e)).to.equal(failure);
+    expect(await limiter.wouldLimit('u').catch((e: unknown) => e)).to.equal(failure);
+  });
+
+  it("'allow' fails open and says so", async () => {
+    const limiter = new RollingRateLimiter(rules({ onStoreError: 'allow' }));
+    failingStore();
+    expect(await limiter.limit('u')).to.equal(false);
+    expect(await limiter.limitWithInfo('u')).to.deep.equal({
+      blocked: false,
+      blockedDueToCount: false,
+      blockedDueToMinDifference: false,
+      actionsRemaining: 2,
+      millisecondsUntilAllowed: 0,
+      storeFailure: { policy: 'allow', error: failure },
+    });
+  });
+
+  it("'block' fails closed and says so", async () => {
+    const limiter = new RollingRateLimiter(rules({ onStoreError: 'block', timeout: 500 }));
+    failingStore();
+    expect(await limiter.limit('u')).to.equal(true);
+    const info = await limiter.wouldLimitWithInfo('u');
+    expect(info).to.include({ blocked: true, actionsRemaining: 0, millisecondsUntilAllowed: 500 });
+    expect(info.storeFailure).to.deep.equal({ policy: 'block', error: failure });
+  });
+
+  it('a fallback limiter decides with its own state, and says so', async () => {
+    const clock = new TestClock();
+    const fallback = new RollingRateLimiter({ namespace: 'fallback', interval: 60_000, maxInInterval: 2, clock: clock.read });
+    const limiter = new RollingRateLimiter(rules({ onStoreError: fallback, clock: clock.read }));
+    // Only the primary limiter's own store fails.
+    const primaryStore = internalsOf(limiter)?.store;
+    if (primaryStore === undefined) throw new Error('no store');
+    sinon.stub(primaryStore, 'attempt').rejects(failure);
+    const first = await limiter.limitWithInfo('u');
+    expect(first).to.include({ blocked: false, actionsRemaining: 1 });
+    expect(first.storeFailure).to.deep.equal({ policy: 'fallback', error: failure });
+    await limiter.limit('u');
+    expect(await limiter.limit('u')).to.equal(true);
+    expect(await fallback.wouldLimit('u'), 'the fallback kept the count').to.equal(true);
+  });
+
+  it('a failing fallback rejects with a StoreError naming both failures', async () => {
+    const fallback = { limitWithInfo: () => Promise.reject(new Error('fallback broke')), wouldLimitWithInfo: () => Promise.reject(new Error('x')) };
+    const limiter = new RollingRateLimiter(rules({ onStoreError: fallback }));
+    failingStore();
+    const error = (await limiter.limit('u').catch((e: unknown) => e)) as StoreError;
+    expect(error).to.be.instanceOf(StoreError);
+    expect(error.message).to.include('Redis is down').and.to.include('fallback broke');
+    expect(error.cause).to.equal(failure);
+  });
+
+  it('applies to timeouts too', async () => {
+    sinon.stub(MemoryStore.prototype, 'attempt').returns(new Promise(() => {}));
+    const limiter = new RollingRateLimiter(rules({ onStoreError: 'allow', timeout: 10 }));
+    const info = await limiter.limitWithInfo('u');
+    expect(info.storeFailure?.error).to.be.instanceOf(TimeoutError);
+  });
+
+  it('never stands in for a bad id', async () => {
+    const limiter = new RollingRateLimiter(rules({ onStoreError: 'allow' }));
+    failingStore();
+    expect(await limiter.limit('').catch((e: unknown) => e)).to.be.instanceOf(TypeError);
+  });
+
+  it('applies to a stack, with each tier in the info', async () => {
+    const a = new RollingRateLimiter({ namespace: 'a', interval: 1000, maxInInterval: 3 });
+    const b = new RollingRateLimiter({ namespace: 'b', interval: 60_000, maxInInterval: 10 });
+    const stack = new RateLimiterStack([a, b], { onStoreError: 'block' });
+    failingStore();
+    const info = await stack.limitWithInfo('u');
+    expect(info).to.include({ blocked: true, actionsRemaining: 0 });
+    expect(info.tiers.map((tier) => [tier.namespace, tier.blocked])).to.deep.equal([
+      ['a', true],
+      ['b', true],
+    ]);
+    expect(info.storeFailure?.policy).to.equal('block');
+  });
+
+  it('refuses an invalid policy, naming the option', () => {
+    expect(() => new RollingRateLimiter(rules({ onStoreError: 'ignore' as never }))).to.throw(InvalidOptionRangeError, /`onStoreError`/);
+    expect(() => new RollingRateLimiter(rules({ onStoreError: {} as never }))).to.throw(InvalidOptionTypeError, /`onStoreError`/);
+    expect(() => new RateLimiterStack([new RollingRateLimiter(rules())], { onStoreError: 5 as never })).to.throw(TypeError, /`onStoreError`/);
+  });
+});
+
+describe('error classes', () => {
+  it('are all recognised as RateLimiterError, option errors included, while subclasses stay exact', () => {
+    const optionError = new InvalidOptionTypeError('x', 'interval', 'y');
+    expect(optionError).to.be.instanceOf(TypeError);
+    expect(optionError).to.be.instanceOf(RateLimiterError);
+    expect(new StoreError('x')).to.be.instanceOf(RateLimiterError);
+    expect(new StoreError('x')).not.to.be.instanceOf(TimeoutError);
+    expect(new TimeoutError(5)).not.to.be.instanceOf(StoreError);
+    expect(new Error('x')).not.to.be.instanceOf(RateLimiterError);
+    expect(optionError).to.include({ code: 'ERR_RATE_LIMITER_INVALID_OPTION', option: 'interval', received: 'y', name: 'InvalidOptionTypeError' });
+  });
+});
