@@ -2,6 +2,7 @@ export { RollingRateLimiter } from './rolling-rate-limiter.js';
 export type { RollingRateLimiterOptions } from './options.js';
 export type { RateLimitInfo, StoreFailure } from './rate-limit-info.js';
 export type { FallbackLimiter, StoreErrorPolicy } from './store-error-policy.js';
+export type { WaitOptions, WrapOptions } from './waiting.js';
 export type { LimiterId } from './ids.js';
 export type { MicrosecondClock } from './clock.js';
 export type {
@@ -19,6 +20,7 @@ export {
   isRateLimiterError,
   InvalidOptionRangeError,
   InvalidOptionTypeError,
+  RateLimitedError,
   type RateLimiterErrorCode,
 } from './errors/index.js';
 export { RateLimiterStack, type RateLimiterStackOptions, type StackRateLimitInfo, type TierRateLimitInfo } from './rate-limiter-stack.js';

@@ -8,6 +8,7 @@ import type { RollingRateLimiter } from './rolling-rate-limiter.js';
 import type { Store, Tier } from './stores/store.js';
 import { describeValue, normalizeStoreErrorPolicy } from './options.js';
 import { decideOnStoreError, isStoreFailure, type StoreErrorPolicy } from './store-error-policy.js';
+import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
 import { callStore } from './with-timeout.js';
 
 /** Options of {@link RateLimiterStack}. */
@@ -133,6 +134,24 @@ export class RateLimiterStack {
   /** A dry run of {@link limitWithInfo}: exactly what it would return now, and writes nothing. */
   async wouldLimitWithInfo(id: LimiterId): Promise<StackRateLimitInfo> {
     return this.#run(id, 'peek');
+  }
+
+  /**
+   * Resolves once an action for `id` has been admitted by every tier,
+   * sleeping the reported wait, with jitter, in between; see
+   * {@link RollingRateLimiter.waitUntilAllowed}.
+   */
+  async waitUntilAllowed(id: LimiterId, options: WaitOptions = {}): Promise<StackRateLimitInfo> {
+    return waitUntilAllowed(this, id, this.#anyTierCountsBlocked(), options);
+  }
+
+  /** Returns a function that calls `fn` only when every tier admits the call; see {@link RollingRateLimiter.wrap}. */
+  wrap<Args extends unknown[], Result>(fn: (...args: Args) => Result, options: WrapOptions<Args>): (...args: Args) => Promise<Awaited<Result>> {
+    return wrapFunction(this, this.#anyTierCountsBlocked(), fn, options);
+  }
+
+  #anyTierCountsBlocked(): boolean {
+    return this.#limiters.some((limiter) => limiter.countBlocked);
   }
 
   /** Forgets everything every tier recorded for `id`. */

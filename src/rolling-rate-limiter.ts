@@ -12,6 +12,7 @@ import { MemoryStore } from './stores/memory-store.js';
 import { RedisStore } from './stores/redis-store.js';
 import type { Store, Tier } from './stores/store.js';
 import { decideOnStoreError, isStoreFailure } from './store-error-policy.js';
+import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
 import { callStore } from './with-timeout.js';
 
 /**
@@ -165,6 +166,47 @@ export class RollingRateLimiter {
    */
   async wouldLimitWithInfo(id: LimiterId): Promise<RateLimitInfo> {
     return this.#run(id, 'peek');
+  }
+
+  /**
+   * Resolves once an action for `id` has been admitted (and recorded),
+   * sleeping the reported wait, with jitter, in between: for queue consumers
+   * that must get the work done, never faster than the limit.
+   *
+   * @returns The decision that admitted the action.
+   * @throws {@link RateLimitedError} (as a rejection) when admission would take longer than `maxWaitMs`.
+   * @throws The signal's reason (as a rejection) when `signal` aborts.
+   *
+   * @example
+   * ```ts
+   * // 16 workers sharing an API's 100 uploads per minute
+   * const uploads = new RollingRateLimiter({ client: redis, namespace: 'uploads', interval: 60_000, maxInInterval: 100, countBlocked: false });
+   * for await (const job of queue) {
+   *   await uploads.waitUntilAllowed(job.sellerId, { maxWaitMs: 10 * 60_000 });
+   *   await uploadProduct(job);
+   * }
+   * ```
+   */
+  async waitUntilAllowed(id: LimiterId, options: WaitOptions = {}): Promise<RateLimitInfo> {
+    return waitUntilAllowed(this, id, this.countBlocked, options);
+  }
+
+  /**
+   * Returns a function that calls `fn` only when the limiter admits the call,
+   * per id: it rejects with a {@link RateLimitedError} carrying the decision
+   * (`whenLimited: 'reject'`, the default), or waits until admitted
+   * (`whenLimited: 'wait'`).
+   *
+   * @example
+   * ```ts
+   * // No double submissions: at most 2 per 5 s per user and operation
+   * const guard = new RollingRateLimiter({ namespace: 'submit', interval: 5_000, maxInInterval: 2 });
+   * const submitOrder = guard.wrap(placeOrder, { id: (userId: string, order: Order) => `${userId}:placeOrder` });
+   * await submitOrder(userId, order); // rejects with RateLimitedError on the third click within 5 s
+   * ```
+   */
+  wrap<Args extends unknown[], Result>(fn: (...args: Args) => Result, options: WrapOptions<Args>): (...args: Args) => Promise<Awaited<Result>> {
+    return wrapFunction(this, this.countBlocked, fn, options);
   }
 
   /** Forgets every action recorded for `id`, as if it had never acted. */

@@ -3,3 +3,4 @@ export { InvalidOptionRangeError, InvalidOptionTypeError } from './invalid-optio
 export { StoreError } from './store-error.js';
 export { TimeoutError } from './timeout-error.js';
 export { UnsupportedError } from './unsupported-error.js';
+export { RateLimitedError } from './rate-limited-error.js';

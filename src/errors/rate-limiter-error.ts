@@ -5,6 +5,7 @@ const brand = ERROR_BRAND;
 /** Stable codes carried by every error this library throws itself. */
 export type RateLimiterErrorCode =
   | 'ERR_RATE_LIMITER_INVALID_OPTION'
+  | 'ERR_RATE_LIMITER_LIMITED'
   | 'ERR_RATE_LIMITER_STORE'
   | 'ERR_RATE_LIMITER_TIMEOUT'
   | 'ERR_RATE_LIMITER_UNSUPPORTED';
@@ -13,7 +14,9 @@ export type RateLimiterErrorCode =
  * Base class of the errors this library throws: invalid options
  * ({@link InvalidOptionTypeError}, {@link InvalidOptionRangeError}), an
  * unsupported client or mode ({@link UnsupportedError}), a store that failed
- * ({@link StoreError}) or did not answer in time ({@link TimeoutError}).
+ * ({@link StoreError}) or did not answer in time ({@link TimeoutError}), and
+ * an action that was not admitted where the caller asked for an error
+ * ({@link RateLimitedError}).
  *
  * The invalid-option errors must also be a `TypeError` or a `RangeError`, so
  * they cannot extend this class; `instanceof RateLimiterError` and

@@ -1,0 +1,140 @@
+// Waiting instead of failing, and wrapping a function: built on any limiter
+// (a RollingRateLimiter or a RateLimiterStack) through the small interface
+// below, so both get the very same behaviour.
+
+import { RateLimitedError } from './errors/rate-limited-error.js';
+import { InvalidOptionRangeError, InvalidOptionTypeError } from './errors/invalid-option-error.js';
+import type { LimiterId } from './ids.js';
+import { describeValue } from './options.js';
+import type { RateLimitInfo } from './rate-limit-info.js';
+
+/** Options of `waitUntilAllowed`. */
+export interface WaitOptions {
+  /**
+   * Give up, rejecting with a {@link RateLimitedError}, when being admitted
+   * would take longer than this many milliseconds from the call (checked
+   * before each sleep, so the call never sleeps past it).
+   * @default Infinity
+   */
+  readonly maxWaitMs?: number;
+  /** Aborts the wait: the call rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /**
+   * Up to this fraction of each wait is added at random, so that many workers
+   * told the same wait do not all wake at the same moment.
+   * @default 0.2
+   */
+  readonly jitter?: number;
+}
+
+/** What waiting needs of a limiter. */
+export interface WaitableLimiter<Info extends RateLimitInfo> {
+  limitWithInfo(id: LimiterId): Promise<Info>;
+  wouldLimitWithInfo(id: LimiterId): Promise<Info>;
+}
+
+/** A small constant added to every sleep, so that a 0 ms wait on a busy id does not spin. */
+const MIN_SLEEP_MS = 1;
+
+function validateWaitOptions(options: WaitOptions): Required<Omit<WaitOptions, 'signal'>> & Pick<WaitOptions, 'signal'> {
+  const { maxWaitMs = Infinity, jitter = 0.2, signal } = options;
+  if (typeof maxWaitMs !== 'number' || Number.isNaN(maxWaitMs)) {
+    throw new InvalidOptionTypeError(`Expected \`maxWaitMs\` to be a number, got ${describeValue(maxWaitMs)}`, 'maxWaitMs', maxWaitMs);
+  }
+  if (maxWaitMs < 0) throw new InvalidOptionRangeError(`Expected \`maxWaitMs\` to be >= 0, got ${describeValue(maxWaitMs)}`, 'maxWaitMs', maxWaitMs);
+  if (typeof jitter !== 'number' || !(jitter >= 0 && jitter <= 1)) {
+    throw new InvalidOptionRangeError(`Expected \`jitter\` to be a number from 0 to 1, got ${describeValue(jitter)}`, 'jitter', jitter);
+  }
+  return signal === undefined ? { maxWaitMs, jitter } : { maxWaitMs, jitter, signal };
+}
+
+/** Sleeps `ms` with the global timers (so fake timers can drive it), or rejects when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // An AbortSignal's reason is an Error (an AbortError DOMException) unless the caller chose another.
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Resolves with the decision once an action for `id` has been admitted,
+ * sleeping the reported `millisecondsUntilAllowed` (plus jitter) in between.
+ *
+ * When the limiter records blocked attempts (`countBlocked: true`), each turn
+ * first asks with a dry run and attempts only when that says the action fits,
+ * so that waiting workers do not fill the window with their own blocked
+ * attempts. With `countBlocked: false` it attempts directly.
+ */
+export async function waitUntilAllowed<Info extends RateLimitInfo>(
+  limiter: WaitableLimiter<Info>,
+  id: LimiterId,
+  peekFirst: boolean,
+  options: WaitOptions = {},
+): Promise<Info> {
+  const { maxWaitMs, jitter, signal } = validateWaitOptions(options);
+  const started = Date.now();
+  for (;;) {
+    if (signal?.aborted) throw signal.reason;
+    const peeked = peekFirst ? await limiter.wouldLimitWithInfo(id) : undefined;
+    const info = peeked?.blocked ? peeked : await limiter.limitWithInfo(id);
+    if (!info.blocked) return info;
+    const waitMs = Math.max(MIN_SLEEP_MS, info.millisecondsUntilAllowed);
+    const remainingMs = maxWaitMs - (Date.now() - started);
+    if (waitMs > remainingMs) {
+      throw new RateLimitedError(info, `Rate limited: admission would take ${waitMs} ms, more than the ${remainingMs} ms left of maxWaitMs`);
+    }
+    await sleep(Math.min(remainingMs, waitMs * (1 + Math.random() * jitter)), signal);
+  }
+}
+
+/** Options of `wrap`. */
+export interface WrapOptions<Args extends unknown[]> extends WaitOptions {
+  /** The id each call is limited under, from the call's arguments, e.g. `(userId, operation) => \`${userId}:${operation}\``. */
+  readonly id: (...args: Args) => LimiterId;
+  /**
+   * What a call that is not admitted does: `'reject'` rejects with a
+   * {@link RateLimitedError} carrying the decision (the function is not
+   * called); `'wait'` waits until admitted (see `maxWaitMs`, `signal`).
+   * @default 'reject'
+   */
+  readonly whenLimited?: 'reject' | 'wait';
+}
+
+/** Makes a function rate limited per id; see `RollingRateLimiter.wrap`. */
+export function wrapFunction<Args extends unknown[], Result, Info extends RateLimitInfo>(
+  limiter: WaitableLimiter<Info>,
+  peekFirst: boolean,
+  fn: (...args: Args) => Result,
+  options: WrapOptions<Args>,
+): (...args: Args) => Promise<Awaited<Result>> {
+  if (typeof fn !== 'function') throw new InvalidOptionTypeError(`Expected a function to wrap, got ${describeValue(fn)}`, 'fn', fn);
+  if (typeof options !== 'object' || options === null || typeof options.id !== 'function') {
+    throw new InvalidOptionTypeError('Expected `id` to be a function from the arguments to an id', 'id', (options as { id?: unknown } | null)?.id);
+  }
+  const { id, whenLimited = 'reject' } = options;
+  if (whenLimited !== 'reject' && whenLimited !== 'wait') {
+    throw new InvalidOptionRangeError(`Expected \`whenLimited\` to be 'reject' or 'wait', got ${describeValue(whenLimited)}`, 'whenLimited', whenLimited);
+  }
+  if (whenLimited === 'wait') validateWaitOptions(options);
+  return async (...args: Args): Promise<Awaited<Result>> => {
+    const key = id(...args);
+    if (whenLimited === 'wait') {
+      await waitUntilAllowed(limiter, key, peekFirst, options);
+    } else {
+      const info = await limiter.limitWithInfo(key);
+      if (info.blocked) throw new RateLimitedError(info);
+    }
+    return await fn(...args);
+  };
+}
