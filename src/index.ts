@@ -3,6 +3,7 @@ export type { RollingRateLimiterOptions } from './options.js';
 export type { RateLimitInfo, StoreFailure } from './rate-limit-info.js';
 export type { FallbackLimiter, StoreErrorPolicy } from './store-error-policy.js';
 export type { WaitOptions, WrapOptions } from './waiting.js';
+export type { AttemptOptions } from './action-ids.js';
 export type { LimiterId } from './ids.js';
 export type { MicrosecondClock } from './clock.js';
 export type {

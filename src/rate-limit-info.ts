@@ -32,4 +32,10 @@ export interface RateLimitInfo {
    * instead: which policy, and the failure. Log and alert on it.
    */
   readonly storeFailure?: StoreFailure;
+  /**
+   * Present (and `true`) only when the attempt's `actionId` had already been
+   * admitted: the attempt was answered as admitted again, and nothing was
+   * recorded.
+   */
+  readonly alreadyAdmitted?: true;
 }

@@ -10,6 +10,7 @@ import { describeValue, normalizeStoreErrorPolicy } from './options.js';
 import { decideOnStoreError, isStoreFailure, type StoreErrorPolicy } from './store-error-policy.js';
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
 import { callStore } from './with-timeout.js';
+import { normalizeActionId, type AttemptOptions } from './action-ids.js';
 
 /** Options of {@link RateLimiterStack}. */
 export interface RateLimiterStackOptions {
@@ -117,13 +118,13 @@ export class RateLimiterStack {
    *
    * @returns `true` when any tier blocks the action, `false` when every tier allows it.
    */
-  async limit(id: LimiterId): Promise<boolean> {
-    return (await this.limitWithInfo(id)).blocked;
+  async limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
+    return (await this.limitWithInfo(id, options)).blocked;
   }
 
   /** Like {@link limit}, with the stack's numbers and each tier's. */
-  async limitWithInfo(id: LimiterId): Promise<StackRateLimitInfo> {
-    return this.#run(id, 'attempt');
+  async limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<StackRateLimitInfo> {
+    return this.#run(id, 'attempt', normalizeActionId(options?.actionId));
   }
 
   /** A dry run of {@link limit}: writes nothing. */
@@ -156,23 +157,41 @@ export class RateLimiterStack {
 
   /** Forgets everything every tier recorded for `id`. */
   async clear(id: LimiterId): Promise<void> {
-    const normalized = normalizeId(id);
+    const byStore = this.#keysByStore(normalizeId(id));
+    await callStore(() => Promise.all([...byStore].map(([store, keys]) => store.clear(keys))), this.#timeout, 'Clearing an id');
+  }
+
+  /**
+   * Gives back an admitted action in every tier; see {@link RollingRateLimiter.undo}.
+   *
+   * @returns `true` when an admitted action was removed from at least one tier.
+   */
+  async undo(id: LimiterId, actionId: string): Promise<boolean> {
+    const action = normalizeActionId(actionId);
+    if (action === undefined) throw new TypeError('Expected `actionId` to be a non-empty string, got undefined');
+    const byStore = this.#keysByStore(normalizeId(id));
+    const removed = await callStore(
+      () => Promise.all([...byStore].map(([store, keys]) => store.undo(keys, action))),
+      this.#timeout,
+      'Undoing an action',
+    );
+    return removed.some(Boolean);
+  }
+
+  /** The id's key in every tier, grouped by the store that holds it. */
+  #keysByStore(id: string): Map<Store, string[]> {
     const byStore = new Map<Store, string[]>();
     for (const tier of this.#tiers) {
       const keys = byStore.get(tier.store) ?? [];
-      keys.push(tier.keys.keyFor(normalized));
+      keys.push(tier.keys.keyFor(id));
       byStore.set(tier.store, keys);
     }
-    await callStore(
-      () => Promise.all([...byStore].map(([store, keys]) => store.clear(keys))),
-      this.#timeout,
-      'Clearing an id',
-    );
+    return byStore;
   }
 
-  async #run(id: LimiterId, operation: 'attempt' | 'peek'): Promise<StackRateLimitInfo> {
+  async #run(id: LimiterId, operation: 'attempt' | 'peek', actionId?: string): Promise<StackRateLimitInfo> {
     try {
-      return await this.#decide(id, operation);
+      return await this.#decide(id, operation, actionId);
     } catch (error) {
       if (!isStoreFailure(error)) throw error;
       return decideOnStoreError(this.#onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked));
@@ -196,12 +215,12 @@ export class RateLimiterStack {
     return { ...combine(tiers), tiers };
   }
 
-  async #decide(id: LimiterId, operation: 'attempt' | 'peek'): Promise<StackRateLimitInfo> {
+  async #decide(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<StackRateLimitInfo> {
     const normalized = normalizeId(id);
     const tiers = this.#tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store }));
     const now = (this.#tiers[0] as LimiterInternals).readClock?.();
     const decision = await callStore(
-      () => this.#store[operation](tiers, now),
+      () => (operation === 'attempt' ? this.#store.attempt(tiers, now, actionId) : this.#store.peek(tiers, now)),
       this.#timeout,
       operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
     );
@@ -210,7 +229,8 @@ export class RateLimiterStack {
       const info = describe((this.#tiers[i] as LimiterInternals).rule, decision.now, outcome.verdict, outcome.after);
       return { ...info, namespace: limiter.namespace, interval: limiter.interval, maxInInterval: limiter.maxInInterval };
     });
-    return { ...combine(infos), tiers: infos };
+    const info: StackRateLimitInfo = { ...combine(infos), tiers: infos };
+    return decision.alreadyAdmitted ? { ...info, alreadyAdmitted: true } : info;
   }
 }
 

@@ -14,6 +14,7 @@ import type { Store, Tier } from './stores/store.js';
 import { decideOnStoreError, isStoreFailure } from './store-error-policy.js';
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
 import { callStore } from './with-timeout.js';
+import { normalizeActionId, type AttemptOptions } from './action-ids.js';
 
 /**
  * An exact rolling-window rate limiter with a minimum gap between actions:
@@ -124,6 +125,7 @@ export class RollingRateLimiter {
    * Attempts an action for `id` and records it (see `countBlocked`).
    *
    * @param id The id to limit, usually a user id.
+   * @param options `actionId`: makes the attempt idempotent and undoable (see {@link AttemptOptions}).
    * @returns `true` when the action is blocked and must not happen, `false` when it may go ahead.
    * @throws TypeError (as a rejection) when `id` is not a non-empty string or a finite number.
    * @throws {@link StoreError} or {@link TimeoutError} (as a rejection) when the store fails.
@@ -133,8 +135,8 @@ export class RollingRateLimiter {
    * if (await limiter.limit(userId)) return; // blocked
    * ```
    */
-  async limit(id: LimiterId): Promise<boolean> {
-    return (await this.limitWithInfo(id)).blocked;
+  async limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
+    return (await this.limitWithInfo(id, options)).blocked;
   }
 
   /**
@@ -148,8 +150,8 @@ export class RollingRateLimiter {
    * }
    * ```
    */
-  async limitWithInfo(id: LimiterId): Promise<RateLimitInfo> {
-    return this.#run(id, 'attempt');
+  async limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<RateLimitInfo> {
+    return this.#run(id, 'attempt', normalizeActionId(options?.actionId));
   }
 
   /**
@@ -209,15 +211,41 @@ export class RollingRateLimiter {
     return wrapFunction(this, this.countBlocked, fn, options);
   }
 
+  /**
+   * Gives back an admitted action: removes the action recorded for `id`
+   * under `actionId` (given to {@link limit} or {@link limitWithInfo}), for
+   * example when the push notification it allowed could not be sent.
+   *
+   * @returns `true` when an admitted action was removed, `false` when there was none (never admitted, already
+   *   undone, or out of the window).
+   *
+   * @example
+   * ```ts
+   * if (await limiter.limit(userId, { actionId: notification.id })) return;
+   * try {
+   *   await send(notification);
+   * } catch (error) {
+   *   await limiter.undo(userId, notification.id); // the user did not get it: refund the slot
+   *   throw error;
+   * }
+   * ```
+   */
+  async undo(id: LimiterId, actionId: string): Promise<boolean> {
+    const key = this.#keys.keyFor(normalizeId(id));
+    const action = normalizeActionId(actionId);
+    if (action === undefined) throw new TypeError('Expected `actionId` to be a non-empty string, got undefined');
+    return callStore(() => this.#store.undo([key], action), this.#timeout, 'Undoing an action');
+  }
+
   /** Forgets every action recorded for `id`, as if it had never acted. */
   async clear(id: LimiterId): Promise<void> {
     const key = this.#keys.keyFor(normalizeId(id));
     await callStore(() => this.#store.clear([key]), this.#timeout, 'Clearing an id');
   }
 
-  async #run(id: LimiterId, operation: 'attempt' | 'peek'): Promise<RateLimitInfo> {
+  async #run(id: LimiterId, operation: 'attempt' | 'peek', actionId?: string): Promise<RateLimitInfo> {
     try {
-      return await this.#decide(id, operation);
+      return await this.#decide(id, operation, actionId);
     } catch (error) {
       if (!isStoreFailure(error)) throw error;
       return decideOnStoreError(this.#options.onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked));
@@ -235,17 +263,18 @@ export class RollingRateLimiter {
     };
   }
 
-  async #decide(id: LimiterId, operation: 'attempt' | 'peek'): Promise<RateLimitInfo> {
+  async #decide(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<RateLimitInfo> {
     const tier: Tier = { key: this.#keys.keyFor(normalizeId(id)), rule: this.#rule, store: this.#store };
     const now = this.#readClock?.();
     const decision = await callStore(
-      () => this.#store[operation]([tier], now),
+      () => (operation === 'attempt' ? this.#store.attempt([tier], now, actionId) : this.#store.peek([tier], now)),
       this.#timeout,
       operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
     );
     const [outcome] = decision.tiers;
     if (outcome === undefined) throw new TypeError('The store returned no outcome');
-    return describe(this.#rule, decision.now, outcome.verdict, outcome.after);
+    const info = describe(this.#rule, decision.now, outcome.verdict, outcome.after);
+    return decision.alreadyAdmitted ? { ...info, alreadyAdmitted: true } : info;
   }
 }
 

@@ -4,6 +4,7 @@
 
 import { RateLimitedError } from './errors/rate-limited-error.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from './errors/invalid-option-error.js';
+import type { AttemptOptions } from './action-ids.js';
 import type { LimiterId } from './ids.js';
 import { describeValue } from './options.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
@@ -19,6 +20,8 @@ export interface WaitOptions {
   readonly maxWaitMs?: number;
   /** Aborts the wait: the call rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /** The action's id (see {@link AttemptOptions}): a retried wait is then never counted twice. */
+  readonly actionId?: string;
   /**
    * Up to this fraction of each wait is added at random, so that many workers
    * told the same wait do not all wake at the same moment.
@@ -29,14 +32,14 @@ export interface WaitOptions {
 
 /** What waiting needs of a limiter. */
 export interface WaitableLimiter<Info extends RateLimitInfo> {
-  limitWithInfo(id: LimiterId): Promise<Info>;
+  limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<Info>;
   wouldLimitWithInfo(id: LimiterId): Promise<Info>;
 }
 
 /** A small constant added to every sleep, so that a 0 ms wait on a busy id does not spin. */
 const MIN_SLEEP_MS = 1;
 
-function validateWaitOptions(options: WaitOptions): Required<Omit<WaitOptions, 'signal'>> & Pick<WaitOptions, 'signal'> {
+function validateWaitOptions(options: WaitOptions): { maxWaitMs: number; jitter: number; signal?: AbortSignal } {
   const { maxWaitMs = Infinity, jitter = 0.2, signal } = options;
   if (typeof maxWaitMs !== 'number' || Number.isNaN(maxWaitMs)) {
     throw new InvalidOptionTypeError(`Expected \`maxWaitMs\` to be a number, got ${describeValue(maxWaitMs)}`, 'maxWaitMs', maxWaitMs);
@@ -83,11 +86,12 @@ export async function waitUntilAllowed<Info extends RateLimitInfo>(
   options: WaitOptions = {},
 ): Promise<Info> {
   const { maxWaitMs, jitter, signal } = validateWaitOptions(options);
+  const attemptOptions: AttemptOptions = options.actionId === undefined ? {} : { actionId: options.actionId };
   const started = Date.now();
   for (;;) {
     if (signal?.aborted) throw signal.reason;
     const peeked = peekFirst ? await limiter.wouldLimitWithInfo(id) : undefined;
-    const info = peeked?.blocked ? peeked : await limiter.limitWithInfo(id);
+    const info = peeked?.blocked ? peeked : await limiter.limitWithInfo(id, attemptOptions);
     if (!info.blocked) return info;
     const waitMs = Math.max(MIN_SLEEP_MS, info.millisecondsUntilAllowed);
     const remainingMs = maxWaitMs - (Date.now() - started);
@@ -99,7 +103,7 @@ export async function waitUntilAllowed<Info extends RateLimitInfo>(
 }
 
 /** Options of `wrap`. */
-export interface WrapOptions<Args extends unknown[]> extends WaitOptions {
+export interface WrapOptions<Args extends unknown[]> extends Omit<WaitOptions, 'actionId'> {
   /** The id each call is limited under, from the call's arguments, e.g. `(userId, operation) => \`${userId}:${operation}\``. */
   readonly id: (...args: Args) => LimiterId;
   /**
@@ -109,6 +113,8 @@ export interface WrapOptions<Args extends unknown[]> extends WaitOptions {
    * @default 'reject'
    */
   readonly whenLimited?: 'reject' | 'wait';
+  /** The action id of each call, from its arguments (see {@link AttemptOptions}): a retried call is never counted twice. */
+  readonly actionId?: (...args: Args) => string;
 }
 
 /** Makes a function rate limited per id; see `RollingRateLimiter.wrap`. */
@@ -122,17 +128,19 @@ export function wrapFunction<Args extends unknown[], Result, Info extends RateLi
   if (typeof options !== 'object' || options === null || typeof options.id !== 'function') {
     throw new InvalidOptionTypeError('Expected `id` to be a function from the arguments to an id', 'id', (options as { id?: unknown } | null)?.id);
   }
-  const { id, whenLimited = 'reject' } = options;
+  const { id, whenLimited = 'reject', actionId: actionIdOf, ...waitOptions } = options;
   if (whenLimited !== 'reject' && whenLimited !== 'wait') {
     throw new InvalidOptionRangeError(`Expected \`whenLimited\` to be 'reject' or 'wait', got ${describeValue(whenLimited)}`, 'whenLimited', whenLimited);
   }
-  if (whenLimited === 'wait') validateWaitOptions(options);
+  if (whenLimited === 'wait') validateWaitOptions(waitOptions);
   return async (...args: Args): Promise<Awaited<Result>> => {
     const key = id(...args);
+    const actionId = actionIdOf?.(...args);
+    const attempt: AttemptOptions = actionId === undefined ? {} : { actionId };
     if (whenLimited === 'wait') {
-      await waitUntilAllowed(limiter, key, peekFirst, options);
+      await waitUntilAllowed(limiter, key, peekFirst, { ...waitOptions, ...attempt });
     } else {
-      const info = await limiter.limitWithInfo(key);
+      const info = await limiter.limitWithInfo(key, attempt);
       if (info.blocked) throw new RateLimitedError(info);
     }
     return await fn(...args);

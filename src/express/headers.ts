@@ -144,8 +144,8 @@ export function policiesOf(limiter: HttpRateLimiter): RateLimitPolicy[] {
 
 /** The tiers' own infos: `tiers` of a stack's info, or the info itself for a single limiter. */
 function tierInfos(info: RateLimitInfo): readonly RateLimitInfo[] {
-  const { tiers } = info as Partial<StackRateLimitInfo>;
-  return Array.isArray(tiers) && tiers.length > 0 ? tiers : [info];
+  const tiers: unknown = (info as Partial<StackRateLimitInfo>).tiers;
+  return Array.isArray(tiers) && tiers.length > 0 ? (tiers as readonly RateLimitInfo[]) : [info];
 }
 
 /**

@@ -37,6 +37,12 @@ export {
 /** A response body for a blocked request: a string is sent as `text/plain`, anything else as JSON. */
 export type RateLimitMessage = string | object;
 
+/** Makes the body of a 429 from the request and the decision. */
+export type RateLimitMessageFunction<Limiter extends HttpRateLimiter = HttpRateLimiter> = (
+  req: Request,
+  info: InfoOf<Limiter>,
+) => RateLimitMessage | Promise<RateLimitMessage>;
+
 /** The default body of a blocked request. */
 export interface RateLimitedBody {
   readonly error: 'rate_limited';
@@ -78,7 +84,7 @@ export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimi
    * Default: `{ "error": "rate_limited", "retryAfterSeconds": <n> }`.
    * Not together with `onLimited`.
    */
-  readonly message?: RateLimitMessage | ((req: Request, info: InfoOf<Limiter>) => RateLimitMessage | Promise<RateLimitMessage>);
+  readonly message?: RateLimitMessage | RateLimitMessageFunction<Limiter>;
   /**
    * Sends the response to a blocked request yourself, instead of `message`.
    * Called with the status already set to 429 and the headers (`Retry-After`
@@ -171,7 +177,7 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
     const id = await key(req);
     if (id === undefined || id === null || id === '') {
       throw new TypeError(
-        `rateLimit found no key for ${req.method} ${req.originalUrl ?? req.url}: the key function returned ${describeValue(id)}` +
+        `rateLimit found no key for ${req.method} ${pathOf(req)}: the key function returned ${describeValue(id)}` +
           (key === defaultKey ? ' (req.ip is unknown: the client is gone)' : '') +
           '; return an id, or use `skip` to let such requests through unlimited',
       );
@@ -187,11 +193,11 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
       await onLimited(req, res, next, info);
       return false;
     }
-    const body =
+    const body: RateLimitMessage =
       message === undefined
         ? defaultBody(info)
         : typeof message === 'function'
-          ? await message(req, info)
+          ? await (message as RateLimitMessageFunction<Limiter>)(req, info)
           : message;
     send(res, body);
     return false;
@@ -209,7 +215,13 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
 
 /** The default key: the client IP as Express sees it (`trust proxy` applies), or the socket's peer without Express. */
 function defaultKey(req: Request): string | undefined {
-  return (req.ip as string | undefined) ?? req.socket?.remoteAddress;
+  return req.ip ?? req.socket?.remoteAddress;
+}
+
+/** The request's path without its query string, which may hold secrets not meant for error logs. */
+function pathOf(req: Request): string {
+  const url: string = req.originalUrl ?? req.url ?? '';
+  return url.split('?', 1)[0] ?? '';
 }
 
 function defaultBody(info: RateLimitInfo): RateLimitedBody {

@@ -61,7 +61,7 @@ export async function attemptWithMulti(redis: RedisAdapter, tier: Tier, now: num
 
   const verdict = judge(rule, now, { count: count - 1, newest: previous?.score });
   const after: RecordedWindow = { count, newest: newestTwo[0]?.score, maxthNewest: maxth?.score };
-  return { now, tiers: [{ verdict, after }] };
+  return { now, alreadyAdmitted: false, tiers: [{ verdict, after }] };
 }
 
 /**
@@ -102,5 +102,5 @@ export async function peekWithMulti(redis: RedisAdapter, tiers: readonly Tier[],
     now,
     samples,
   );
-  return { now, tiers: decision.tiers };
+  return { now, alreadyAdmitted: false, tiers: decision.tiers };
 }

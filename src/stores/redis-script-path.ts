@@ -1,30 +1,36 @@
 // The script path: one EVALSHA per decision, for what must be decided before
-// it is written (countBlocked: false, stacked tiers, the Redis clock).
+// it is written (countBlocked: false, stacked tiers, the Redis clock, action
+// ids).
 
-import { decideTiers, type WindowSample } from '../decision.js';
+import { decideTiers, judge, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../decision.js';
 import { StoreError } from '../errors/store-error.js';
 import { nextMember } from '../member.js';
 import type { RedisAdapter } from '../redis/adapter.js';
 import { readInteger } from '../redis/replies.js';
 import { runScript } from '../redis/run-script.js';
 import { DECIDE_SCRIPT } from '../redis/scripts/decide-script.js';
-import type { StoreDecision, Tier } from './store.js';
+import type { StoreDecision, Tier, TierOutcome } from './store.js';
 
-const VALUES_PER_TIER = 4;
+const HEADER_VALUES = 3;
+const VALUES_PER_TIER = 5;
+const NOT_BLOCKED: Verdict = { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false };
 
 /**
  * Decides (and, unless `dryRun`, records) an attempt across tiers with the
- * decide script, then derives each tier's outcome from the samples it returns
- * with the same code every store uses, and checks that both reached the same
- * decision.
+ * decide script. A recorded attempt's outcome is read from what the script
+ * judged and stored; a dry run's is derived from the samples it returns, with
+ * the same code every store uses. Either way the caller's model must reach
+ * the script's decision, or the call fails loudly.
  */
 export async function decideWithScript(
   redis: RedisAdapter,
   tiers: readonly Tier[],
   now: number | undefined,
   dryRun: boolean,
+  actionId?: string,
 ): Promise<StoreDecision> {
-  const args: (string | number)[] = [now === undefined ? '' : now, dryRun ? '' : nextMember(), dryRun ? '0' : '1'];
+  const member = dryRun || actionId !== undefined ? '' : nextMember();
+  const args: (string | number)[] = [now === undefined ? '' : now, member, dryRun ? '0' : '1', actionId ?? ''];
   for (const { rule } of tiers) {
     args.push(rule.intervalUs, rule.maxInInterval, rule.minDifferenceUs, rule.countBlocked ? '1' : '0');
   }
@@ -34,33 +40,47 @@ export async function decideWithScript(
     tiers.map((tier) => tier.key),
     args,
   );
-  if (!Array.isArray(reply) || reply.length !== 2 + VALUES_PER_TIER * tiers.length) {
+  if (!Array.isArray(reply) || reply.length !== HEADER_VALUES + VALUES_PER_TIER * tiers.length) {
     throw new StoreError(`Unexpected reply to the ${DECIDE_SCRIPT.name} script from Redis: ${JSON.stringify(reply)?.slice(0, 120)}`);
   }
   const values = reply.map((value) => readInteger(value, `the ${DECIDE_SCRIPT.name} script`));
   const decidedAt = values[0] as number;
-  const samples = tiers.map((_, i): WindowSample => {
-    const [count, newest, kMinus1th, kth] = values.slice(2 + VALUES_PER_TIER * i, 2 + VALUES_PER_TIER * (i + 1)) as [
-      number,
-      number,
-      number,
-      number,
-    ];
-    return { count, newest: orUndefined(newest), kMinus1thNewest: orUndefined(kMinus1th), kthNewest: orUndefined(kth) };
-  });
-  const decision = decideTiers(
-    tiers.map((tier) => tier.rule),
-    decidedAt,
-    samples,
-  );
-  if (decision.allowed !== (values[1] === 1)) {
+  const allowedByScript = values[1] === 1;
+  const alreadyAdmitted = values[2] === 1;
+  const perTier = tiers.map((_, i) => values.slice(HEADER_VALUES + VALUES_PER_TIER * i, HEADER_VALUES + VALUES_PER_TIER * (i + 1)));
+  const rules = tiers.map((tier) => tier.rule);
+
+  let outcomes: readonly TierOutcome[];
+  let allowed: boolean;
+  if (dryRun) {
+    const decision = decideTiers(rules, decidedAt, perTier.map(sampleOf));
+    outcomes = decision.tiers;
+    allowed = decision.allowed;
+  } else {
+    outcomes = perTier.map((tierValues, i) => recordedOutcome(rules[i] as WindowRule, decidedAt, tierValues, alreadyAdmitted));
+    allowed = alreadyAdmitted || outcomes.every((outcome) => !outcome.verdict.blocked);
+  }
+  if (allowed !== allowedByScript) {
     throw new StoreError(
-      `The ${DECIDE_SCRIPT.name} script and the decision model disagree (script: ${values[1] === 1 ? 'allowed' : 'blocked'}); please report this`,
+      `The ${DECIDE_SCRIPT.name} script and the decision model disagree (script: ${allowedByScript ? 'allowed' : 'blocked'}); please report this`,
     );
   }
-  return { now: decidedAt, tiers: decision.tiers };
+  return { now: decidedAt, alreadyAdmitted, tiers: outcomes };
 }
 
-function orUndefined(value: number): number | undefined {
-  return value < 0 ? undefined : value;
+/** A dry run's sample of one tier: |S|, max(S), the (k-1)-th and the k-th newest. */
+function sampleOf([count, newest, kMinus1th, kth]: number[]): WindowSample {
+  return { count: count as number, newest: orUndefined(newest), kMinus1thNewest: orUndefined(kMinus1th), kthNewest: orUndefined(kth) };
+}
+
+/** A recorded attempt's outcome in one tier: judged on |S| and max(S), described by S' as stored. */
+function recordedOutcome(rule: WindowRule, now: number, values: number[], alreadyAdmitted: boolean): TierOutcome {
+  const [count, newest, countAfter, newestAfter, maxthAfter] = values as [number, number, number, number, number];
+  const verdict = alreadyAdmitted ? NOT_BLOCKED : judge(rule, now, { count, newest: orUndefined(newest) });
+  const after: RecordedWindow = { count: countAfter, newest: orUndefined(newestAfter), maxthNewest: orUndefined(maxthAfter) };
+  return { verdict, after };
+}
+
+function orUndefined(value: number | undefined): number | undefined {
+  return value === undefined || value < 0 ? undefined : value;
 }

@@ -1,4 +1,7 @@
+import { UnsupportedError } from '../errors/unsupported-error.js';
+import { admittedMember } from '../action-ids.js';
 import type { RedisAdapter } from '../redis/adapter.js';
+import { readInteger } from '../redis/replies.js';
 import { attemptWithMulti, peekWithMulti } from './redis-multi-path.js';
 import { decideWithScript } from './redis-script-path.js';
 import type { Store, StoreDecision, Tier } from './store.js';
@@ -28,10 +31,15 @@ export class RedisStore implements Store {
     return this.#redis.supportsScripts;
   }
 
-  async attempt(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
+  async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
     const [only] = tiers;
-    if (now !== undefined && tiers.length === 1 && only?.rule.countBlocked) return attemptWithMulti(this.#redis, only, now);
-    return decideWithScript(this.#redis, tiers, now, false);
+    if (actionId === undefined && now !== undefined && tiers.length === 1 && only?.rule.countBlocked) {
+      return attemptWithMulti(this.#redis, only, now);
+    }
+    if (!this.#redis.supportsScripts) {
+      throw new UnsupportedError(`Action ids need the decide script, and ${this.#redis.kind} cannot run scripts`);
+    }
+    return decideWithScript(this.#redis, tiers, now, false, actionId);
   }
 
   async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
@@ -41,6 +49,11 @@ export class RedisStore implements Store {
 
   async clear(keys: readonly string[]): Promise<void> {
     await this.#redis.transaction(keys.map((key) => ['del', key]));
+  }
+
+  async undo(keys: readonly string[], actionId: string): Promise<boolean> {
+    const replies = await this.#redis.transaction(keys.map((key) => ['zrem', key, admittedMember(actionId)]));
+    return replies.some((reply) => readInteger(reply, 'ZREM') > 0);
   }
 
   canDecideWith(other: Store): boolean {

@@ -10,9 +10,11 @@ export function firstIndexAbove(sorted: readonly number[], value: number): numbe
   return low;
 }
 
-/** Inserts `value` into ascending `sorted`, after any equal elements. */
-export function insertSorted(sorted: number[], value: number): void {
+/** Inserts `value` into ascending `sorted`, after any equal elements; returns where it went. */
+export function insertSorted(sorted: number[], value: number): number {
   const last = sorted[sorted.length - 1];
-  if (last === undefined || value >= last) sorted.push(value);
-  else sorted.splice(firstIndexAbove(sorted, value), 0, value);
+  const index = last === undefined || value >= last ? sorted.length : firstIndexAbove(sorted, value);
+  if (index === sorted.length) sorted.push(value);
+  else sorted.splice(index, 0, value);
+  return index;
 }

@@ -17,6 +17,8 @@ export interface TierOutcome {
 export interface StoreDecision {
   /** The attempt's timestamp: the caller's, or the store's own clock (Redis TIME). */
   readonly now: number;
+  /** True when the attempt's action id had already been admitted: it was answered as admitted, and nothing was recorded. */
+  readonly alreadyAdmitted: boolean;
   readonly tiers: readonly TierOutcome[];
 }
 
@@ -37,12 +39,19 @@ export interface Store {
    * stacks and the Redis clock); redis-mock, which cannot run Lua, cannot.
    */
   readonly canDecideBeforeWriting: boolean;
-  /** Decides an attempt and records it in each tier as SPEC step 5 says. */
-  attempt(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision>;
+  /**
+   * Decides an attempt and records it in each tier as SPEC step 5 says. With
+   * an `actionId`, an action already admitted is answered as admitted again
+   * without recording anything, and an earlier blocked record of the same
+   * action is replaced rather than counted twice.
+   */
+  attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision>;
   /** Decides an attempt as `attempt` would, and writes nothing at all. */
   peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision>;
   /** Forgets everything recorded under these keys. */
   clear(keys: readonly string[]): Promise<void>;
+  /** Removes the admitted action `actionId` from these keys; true when there was one to remove. */
+  undo(keys: readonly string[], actionId: string): Promise<boolean>;
   /** Whether this store can decide tiers held by `other` together with its own, in one atomic step. */
   canDecideWith(other: Store): boolean;
 }

@@ -1,6 +1,7 @@
 import { RollingRateLimiter } from '../../src/index.js';
 import { describeLimiterContract } from './limiter-contract.js';
 import { describeStackContract } from './stack-contract.js';
+import { describeActionIdContract } from './action-ids-contract.js';
 
 describeLimiterContract(
   'the in-memory store',
@@ -8,3 +9,4 @@ describeLimiterContract(
   { countBlockedFalse: true, modelSchedules: 5000 },
 );
 describeStackContract('the in-memory store', () => (options) => new RollingRateLimiter(options), { modelSchedules: 2000 });
+describeActionIdContract('the in-memory store', () => (options) => new RollingRateLimiter(options), { modelSchedules: 2000 });

@@ -12,6 +12,7 @@ import { useRedisCluster } from '../support/redis-cluster.js';
 import { useRedis } from '../support/redis-server.js';
 import { describeLimiterContract, type LimiterFactory } from './limiter-contract.js';
 import { describeStackContract } from './stack-contract.js';
+import { describeActionIdContract } from './action-ids-contract.js';
 
 /** Where a client connects: one server's URL, or a cluster's seed nodes. */
 export interface RedisTarget {
@@ -79,6 +80,7 @@ export function describeRedisBackend(backend: RedisBackend, volume: BackendVolum
       modelSchedules: volume.stackSchedules,
       foreignLimiter: (options) => new RollingRateLimiter(options),
     });
+    describeActionIdContract(backend.name, factory, { modelSchedules: volume.stackSchedules });
     describeConcurrency(backend, () => target as RedisTarget, namespaces);
   });
 }

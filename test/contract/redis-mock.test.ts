@@ -39,6 +39,13 @@ describe('redis-mock', () => {
     expect(error.message).to.include("`clock: 'redis'`").and.to.include('redis-mock');
   });
 
+  it('rejects an attempt with an action id, saying it needs a script', async () => {
+    const limiter = new RollingRateLimiter({ client, namespace: 'n', interval: 1000, maxInInterval: 1 });
+    const error = (await limiter.limit('u', { actionId: 'a' }).catch((e: unknown) => e)) as Error;
+    expect(error).to.be.instanceOf(UnsupportedError);
+    expect(error.message).to.include('Action ids').and.to.include('redis-mock');
+  });
+
   it('refuses a stack at construction, saying it needs a script', () => {
     const a = new RollingRateLimiter({ client, namespace: 'a', interval: 1000, maxInInterval: 1 });
     const b = new RollingRateLimiter({ client, namespace: 'b', interval: 1000, maxInInterval: 1 });

@@ -5,21 +5,29 @@ import { defineScript } from './redis-script.js';
  * records it (SPEC "Exact semantics" steps 1 to 5; "Stacking").
  *
  * Used where a decision must come before the write: `countBlocked: false`,
- * stacked tiers, and `clock: 'redis'`. The caller derives the info (steps 6
- * and 7) from the samples it returns, with the same code as every other store,
- * and checks that it reaches the same allowed/blocked decision.
+ * stacked tiers, `clock: 'redis'`, and attempts with an action id. The
+ * caller derives the info (steps 6 and 7) from the samples it returns, with
+ * the same code as every other store, and checks that it reaches the same
+ * allowed/blocked decision.
  *
  * KEYS[i]      the sorted set of tier i; every key of one call shares a hash tag (the id)
  * ARGV[1]      now, integer microseconds since the epoch; '' to read Redis TIME
- * ARGV[2]      the member recorded for this attempt (unique per attempt)
+ * ARGV[2]      the member recorded for this attempt when it has no action id ('' in a dry run)
  * ARGV[3]      '1' to decide and record; '0' for a dry run that writes nothing
- * ARGV[4i..]   for tier i (i = 0, 1, ...), at ARGV[4 + 4i] to ARGV[7 + 4i]:
+ * ARGV[4]      the attempt's action id, or '': its member is then '+<id>' when the action is admitted and
+ *              '-<id>' when it is recorded blocked. An action id already admitted (and still stored) in
+ *              any tier is answered as admitted again and records nothing. A blocked record of the same
+ *              id counts like any other; recording the action again moves that record rather than adding
+ *              one, and admitting it replaces the record. (Record mode only.)
+ * ARGV[5 + 4i] to ARGV[8 + 4i], for tier i (i = 0, 1, ...):
  *              interval (µs), maxInInterval, minDifference (µs), countBlocked ('1' or '0')
  *
- * Returns a flat array of integers: now, allowed (1 or 0), then for each tier
- * the sample of its recorded set S after dropping what left the window:
- * |S| (at most maxInInterval), max(S), the (k-1)-th and the k-th newest
- * (k = maxInInterval), with -1 for a value that does not exist. A few
+ * Returns a flat array of integers: now, allowed (1 or 0), already admitted
+ * (1 or 0), then five numbers per tier, with -1 for a value that does not
+ * exist. In record mode: |S| and max(S) of the recorded set S after dropping
+ * what left the window (what the decision is made on), then |S'|, max(S')
+ * and the k-th newest of S' (k = maxInInterval) as stored afterwards. In a
+ * dry run: |S|, max(S), the (k-1)-th and the k-th newest of S, and -1. A few
  * numbers per tier, whatever maxInInterval is.
  *
  * Scores are written with string.format('%.0f'): Lua's own number-to-string
@@ -36,51 +44,85 @@ else
   now = tonumber(ARGV[1])
 end
 local record = ARGV[3] == '1'
+local actionId = ARGV[4]
+local replayed = false
+if record then
+  for i = 1, #KEYS do
+    local oldest = string.format('%.0f', now - tonumber(ARGV[4 * i + 1]))
+    redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', oldest)
+    if actionId ~= '' and redis.call('ZSCORE', KEYS[i], '+' .. actionId) then replayed = true end
+  end
+end
 local allowed = true
-local reply = {now, 1}
+local samples = {}
 for i = 1, #KEYS do
   local key = KEYS[i]
-  local at = 4 * i
+  local at = 4 * i + 1
   local max = tonumber(ARGV[at + 1])
   local gap = tonumber(ARGV[at + 2])
-  local oldest = string.format('%.0f', now - tonumber(ARGV[at]))
   local count
   if record then
-    redis.call('ZREMRANGEBYSCORE', key, '-inf', oldest)
     count = redis.call('ZCARD', key)
   else
-    count = redis.call('ZCOUNT', key, '(' .. oldest, '+inf')
+    count = redis.call('ZCOUNT', key, '(' .. string.format('%.0f', now - tonumber(ARGV[at])), '+inf')
   end
   local newest, kMinus1th, kth = -1, -1, -1
   if count > 0 then
     newest = tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2])
   end
-  if max == 1 then
-    if count >= 1 then kth = newest end
-  elseif count >= max - 1 then
-    local pair = redis.call('ZRANGE', key, -max, 1 - max, 'WITHSCORES')
-    kMinus1th = tonumber(pair[#pair])
-    if count >= max then kth = tonumber(pair[2]) end
+  if not record then
+    if max == 1 then
+      if count >= 1 then kth = newest end
+    elseif count >= max - 1 then
+      local pair = redis.call('ZRANGE', key, -max, 1 - max, 'WITHSCORES')
+      kMinus1th = tonumber(pair[#pair])
+      if count >= max then kth = tonumber(pair[2]) end
+    end
   end
   if count >= max or (gap > 0 and newest >= 0 and now - newest < gap) then
     allowed = false
   end
-  reply[#reply + 1] = count
-  reply[#reply + 1] = newest
-  reply[#reply + 1] = kMinus1th
-  reply[#reply + 1] = kth
+  samples[i] = {count, newest, kMinus1th, kth}
 end
-if not allowed then reply[2] = 0 end
-if record then
+if record and not replayed then
   local score = string.format('%.0f', now)
+  local member = ARGV[2]
+  if actionId ~= '' then member = (allowed and '+' or '-') .. actionId end
   for i = 1, #KEYS do
-    local at = 4 * i
+    local at = 4 * i + 1
     if allowed or ARGV[at + 3] == '1' then
       local key = KEYS[i]
-      redis.call('ZADD', key, score, ARGV[2])
+      if actionId ~= '' and allowed then redis.call('ZREM', key, '-' .. actionId) end
+      redis.call('ZADD', key, score, member)
       redis.call('ZREMRANGEBYRANK', key, 0, -1 - tonumber(ARGV[at + 1]))
       redis.call('PEXPIRE', key, math.ceil(tonumber(ARGV[at]) / 1000))
     end
+  end
+end
+local reply = {now, (allowed or replayed) and 1 or 0, replayed and 1 or 0}
+for i = 1, #KEYS do
+  local sample = samples[i]
+  reply[#reply + 1] = sample[1]
+  reply[#reply + 1] = sample[2]
+  if record then
+    local key = KEYS[i]
+    local max = tonumber(ARGV[4 * i + 2])
+    local count = redis.call('ZCARD', key)
+    local newest, kth = sample[2], -1
+    if actionId ~= '' then
+      -- A moved record may have been the newest: read it.
+      newest = count > 0 and tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]) or -1
+    elseif not replayed and (allowed or ARGV[4 * i + 4] == '1') and now > newest then
+      newest = now
+    end
+    if count >= max then kth = tonumber(redis.call('ZRANGE', key, -max, -max, 'WITHSCORES')[2]) end
+    reply[#reply + 1] = count
+    reply[#reply + 1] = newest
+    reply[#reply + 1] = kth
+  else
+    reply[#reply + 1] = sample[3]
+    reply[#reply + 1] = sample[4]
+    reply[#reply + 1] = -1
   end
 end
 return reply

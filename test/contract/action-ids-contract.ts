@@ -1,0 +1,127 @@
+// Idempotent action ids and undo, on every store that supports them: examples
+// for one limiter and for a stack, then random schedules of attempts with
+// and without action ids, retries and undos, compared with the reference.
+
+import { expect } from 'chai';
+import { RateLimiterStack, type RollingRateLimiter } from '../../src/index.js';
+import { ReferenceActionLimiter } from '../support/reference-actions.js';
+import { SeededRandom } from '../support/random.js';
+import { TestClock } from '../support/test-clock.js';
+import type { LimiterFactory } from './limiter-contract.js';
+
+export function describeActionIdContract(backend: string, factory: () => LimiterFactory, options: { modelSchedules: number }): void {
+  describe(`action ids and undo on ${backend}`, () => {
+    let create: LimiterFactory;
+    let clock: TestClock;
+    before(() => {
+      create = factory();
+    });
+    beforeEach(() => {
+      clock = new TestClock();
+    });
+    const make = (rules: { maxInInterval: number; countBlocked?: boolean; namespace?: string }): RollingRateLimiter =>
+      create({ interval: 60_000, clock: clock.read, ...rules });
+
+    it('counts a retried admitted action once, and answers it as admitted again', async () => {
+      const limiter = make({ maxInInterval: 2 });
+      expect(await limiter.limitWithInfo('user', { actionId: 'job-1' })).to.include({ blocked: false, actionsRemaining: 1 });
+      clock.advanceMs(10);
+      const retry = await limiter.limitWithInfo('user', { actionId: 'job-1' });
+      expect(retry).to.include({ blocked: false, actionsRemaining: 1, alreadyAdmitted: true });
+      clock.advanceMs(10);
+      expect(await limiter.limit('user', { actionId: 'job-2' })).to.equal(false);
+      expect(await limiter.limit('user', { actionId: 'job-3' })).to.equal(true);
+    });
+
+    it('records an action once: a retried blocked action moves its record instead of adding one', async () => {
+      const limiter = make({ maxInInterval: 2 });
+      await limiter.limit('user', { actionId: 'a' });
+      clock.advanceMs(1_000);
+      await limiter.limit('user', { actionId: 'b' });
+      for (let i = 0; i < 5; i += 1) {
+        clock.advanceMs(1_000);
+        expect(await limiter.limitWithInfo('user', { actionId: 'c' })).to.include({ blocked: true, actionsRemaining: 0 });
+      }
+      // One record for 'c', however often it tried: 'b' is still kept, and a retry of 'b' is recognised.
+      expect(await limiter.limitWithInfo('user', { actionId: 'b' })).to.include({ alreadyAdmitted: true });
+      // Once 'a' and 'b' leave the window, 'c' gets in (its own blocked record is the only one left).
+      clock.advanceMs(55_000);
+      expect(await limiter.limitWithInfo('user', { actionId: 'c' })).to.include({ blocked: false, actionsRemaining: 1 });
+      expect(await limiter.limitWithInfo('user', { actionId: 'c' })).to.include({ alreadyAdmitted: true, actionsRemaining: 1 });
+    });
+
+    it('undo gives an admitted action back, once', async () => {
+      const limiter = make({ maxInInterval: 1, countBlocked: false });
+      await limiter.limit('user', { actionId: 'push-1' });
+      expect(await limiter.limit('user', { actionId: 'push-2' })).to.equal(true);
+      expect(await limiter.undo('user', 'push-1')).to.equal(true);
+      expect(await limiter.undo('user', 'push-1')).to.equal(false);
+      expect(await limiter.undo('user', 'never-admitted')).to.equal(false);
+      expect(await limiter.limit('user', { actionId: 'push-2' })).to.equal(false);
+    });
+
+    it('refuses an action id that is not a non-empty string', async () => {
+      const limiter = make({ maxInInterval: 1 });
+      for (const bad of ['', 5, null]) {
+        const error = await limiter.limit('user', { actionId: bad as never }).catch((e: unknown) => e);
+        expect(error, String(bad)).to.be.instanceOf(TypeError);
+      }
+    });
+
+    it('works in a stack: a retry records nothing in any tier, and undo refunds every tier', async () => {
+      const minute = make({ maxInInterval: 10, countBlocked: false, namespace: 'minute' });
+      const spacing = create({ interval: 3_000, maxInInterval: 1, countBlocked: false, clock: clock.read, namespace: 'spacing' });
+      const stack = new RateLimiterStack([minute, spacing]);
+      expect(await stack.limit('teacher', { actionId: 'n1' })).to.equal(false);
+      clock.advanceMs(100);
+      const retry = await stack.limitWithInfo('teacher', { actionId: 'n1' });
+      expect(retry.alreadyAdmitted).to.equal(true);
+      expect(retry.tiers.map((tier) => tier.actionsRemaining)).to.deep.equal([9, 0]);
+      expect(await stack.limit('teacher', { actionId: 'n2' })).to.equal(true);
+      expect(await stack.undo('teacher', 'n1')).to.equal(true);
+      expect(await stack.limit('teacher', { actionId: 'n2' })).to.equal(false);
+      expect((await minute.wouldLimitWithInfo('teacher')).actionsRemaining).to.equal(8);
+    });
+
+    const schedules = Number(process.env.MODEL_SCHEDULES ?? options.modelSchedules);
+    const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
+    it(`match the reference on ${schedules} random schedules with retries and undos (seed ${seed})`, async function () {
+      this.timeout(Math.max(60_000, schedules * 200));
+      const random = new SeededRandom(seed);
+      let decisions = 0;
+      for (let schedule = 0; schedule < schedules; schedule += 1) {
+        const rules = {
+          intervalMs: random.pick([1000, 5000, 60_000]),
+          maxInInterval: random.int(1, 5),
+          minDifferenceMs: random.chance(0.5) ? 0 : random.pick([1, 100, 999]),
+          countBlocked: random.chance(0.5),
+        };
+        const limiter = create({
+          interval: rules.intervalMs,
+          maxInInterval: rules.maxInInterval,
+          minDifference: rules.minDifferenceMs,
+          countBlocked: rules.countBlocked,
+          clock: clock.read,
+          namespace: `actions-${schedule}`,
+        });
+        const reference = new ReferenceActionLimiter(rules);
+        for (let step = 0; step < 30; step += 1) {
+          // Never 0: ties in time order differently in different stores, and only matter to which action id is remembered.
+          clock.advanceUs(random.pick([1, 999, rules.minDifferenceMs * 1000 || 1, rules.intervalMs * 1000, random.int(1, rules.intervalMs * 1000)]));
+          const actionId = random.chance(0.2) ? undefined : `a${random.int(1, 6)}`;
+          const where = `seed ${seed}, schedule ${schedule}, step ${step}, ${JSON.stringify(rules)}, action ${actionId}`;
+          if (actionId !== undefined && random.chance(0.15)) {
+            await limiter.undo('user', actionId);
+            reference.undo('user', clock.now, actionId);
+            continue;
+          }
+          const actual = await limiter.limitWithInfo('user', actionId === undefined ? {} : { actionId });
+          expect(actual, where).to.deep.equal(reference.attempt('user', clock.now, actionId));
+          decisions += 1;
+        }
+        await limiter.clear('user');
+      }
+      console.log(`      action-id model test: ${schedules} schedules, ${decisions} decisions compared (seed ${seed})`);
+    });
+  });
+}
