@@ -1,0 +1,45 @@
+// Queue consumers sharing one API quota: 6 workers upload 60 products for a
+// seller through an API that allows 20 uploads per 2 seconds. Each worker
+// waits until the limiter admits its next upload; the work all gets done,
+// never faster than the limit. (The same code, with 16 workers and 100 per
+// minute, is the seller's 500 uploads.) In memory by default; set REDIS_URL
+// to share the quota through Redis, as separate processes would.
+//
+//   npx tsx examples/queue-consumer.ts
+
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { RollingRateLimiter } from '../src/index.js';
+
+const WORKERS = 6;
+const PRODUCTS = 60;
+const RULES = { interval: 2_000, maxInInterval: 20 } as const;
+
+async function main(): Promise<void> {
+  const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined;
+  const namespace = `example:uploads:${randomBytes(4).toString('hex')}`;
+  // countBlocked: false, so that a worker's blocked attempts never count against the quota.
+  const limiter = new RollingRateLimiter({ ...RULES, namespace, countBlocked: false, ...(redis ? { client: redis } : {}) });
+  const queue = Array.from({ length: PRODUCTS }, (_, i) => `product-${i + 1}`);
+  const started = performance.now();
+  const uploadedAt: number[] = [];
+
+  const worker = async (name: string): Promise<void> => {
+    for (let product = queue.shift(); product !== undefined; product = queue.shift()) {
+      await limiter.waitUntilAllowed('seller-42', { maxWaitMs: 30_000, actionId: product });
+      uploadedAt.push(performance.now() - started);
+      if (uploadedAt.length % 10 === 0) console.log(`${String(Math.round(uploadedAt.at(-1) ?? 0)).padStart(5)} ms  ${uploadedAt.length} uploaded (last by ${name})`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: WORKERS }, (_, i) => worker(`worker-${i + 1}`)));
+    const busiest = Math.max(...uploadedAt.map((at) => uploadedAt.filter((other) => other > at - RULES.interval && other <= at).length));
+    console.log(`${PRODUCTS} uploads by ${WORKERS} workers in ${Math.round(performance.now() - started)} ms;`);
+    console.log(`at most ${busiest} in any ${RULES.interval} ms window (the limit is ${RULES.maxInInterval}).`);
+  } finally {
+    await limiter.clear('seller-42');
+    await redis?.quit();
+  }
+}
+
+await main();
