@@ -22,6 +22,7 @@ export {
   InvalidOptionRangeError,
   InvalidOptionTypeError,
   RateLimitedError,
+  type InvalidOptionDetails,
   type RateLimiterErrorCode,
 } from './errors/index.js';
 export { RateLimiterStack, type RateLimiterStackOptions, type StackRateLimitInfo, type TierRateLimitInfo } from './rate-limiter-stack.js';

@@ -13,7 +13,9 @@ import type { RateLimitInfo } from './rate-limit-info.js';
  * {@link RateLimiterStack} of in-memory limiters).
  */
 export interface FallbackLimiter<Info extends RateLimitInfo = RateLimitInfo> {
+  /** Decides an attempt for `id` in place of the store (called by `limit` and `limitWithInfo`). */
   limitWithInfo(id: LimiterId): Promise<Info>;
+  /** Decides a dry run for `id` in place of the store (called by `wouldLimit` and `wouldLimitWithInfo`). */
   wouldLimitWithInfo(id: LimiterId): Promise<Info>;
 }
 

@@ -1,7 +1,7 @@
 import { ERROR_BRAND, type RateLimiterErrorCode } from './rate-limiter-error.js';
 
 /** What the invalid-option errors carry besides their message. */
-interface InvalidOptionDetails {
+export interface InvalidOptionDetails {
   /** The option's name, e.g. `maxInInterval`. */
   readonly option: string;
   /** The value received. */
@@ -14,9 +14,11 @@ interface InvalidOptionDetails {
  * `instanceof RateLimiterError` also recognise.
  */
 export class InvalidOptionTypeError extends TypeError implements InvalidOptionDetails {
+  /** Always `'ERR_RATE_LIMITER_INVALID_OPTION'`; see {@link RateLimiterErrorCode}. */
   readonly code: RateLimiterErrorCode = 'ERR_RATE_LIMITER_INVALID_OPTION';
   readonly option: string;
   readonly received: unknown;
+  /** The error's name, `'InvalidOptionTypeError'`, as in its stack trace. */
   override readonly name: string = 'InvalidOptionTypeError';
 
   /**
@@ -37,9 +39,11 @@ export class InvalidOptionTypeError extends TypeError implements InvalidOptionDe
  * {@link isRateLimiterError} and `instanceof RateLimiterError` also recognise.
  */
 export class InvalidOptionRangeError extends RangeError implements InvalidOptionDetails {
+  /** Always `'ERR_RATE_LIMITER_INVALID_OPTION'`; see {@link RateLimiterErrorCode}. */
   readonly code: RateLimiterErrorCode = 'ERR_RATE_LIMITER_INVALID_OPTION';
   readonly option: string;
   readonly received: unknown;
+  /** The error's name, `'InvalidOptionRangeError'`, as in its stack trace. */
   override readonly name: string = 'InvalidOptionRangeError';
 
   /**

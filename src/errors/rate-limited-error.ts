@@ -10,6 +10,7 @@ import { RateLimiterError } from './rate-limiter-error.js';
 export class RateLimitedError<Info extends RateLimitInfo = RateLimitInfo> extends RateLimiterError {
   /** The decision that blocked the action. */
   readonly info: Info;
+  /** The error's name, `'RateLimitedError'`, as in its stack trace. */
   override readonly name: string = 'RateLimitedError';
 
   /**

@@ -42,6 +42,7 @@ export class RateLimiterError extends Error {
     Object.defineProperty(this, brand, { value: true });
   }
 
+  /** The error's name, `'RateLimiterError'`, as in its stack trace. */
   override readonly name: string = 'RateLimiterError';
 
   /**

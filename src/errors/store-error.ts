@@ -13,5 +13,6 @@ export class StoreError extends RateLimiterError {
     super(message, 'ERR_RATE_LIMITER_STORE', options);
   }
 
+  /** The error's name, `'StoreError'`, as in its stack trace. */
   override readonly name: string = 'StoreError';
 }

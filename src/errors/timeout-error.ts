@@ -17,5 +17,6 @@ export class TimeoutError extends RateLimiterError {
     this.timeoutMs = timeoutMs;
   }
 
+  /** The error's name, `'TimeoutError'`, as in its stack trace. */
   override readonly name: string = 'TimeoutError';
 }

@@ -11,5 +11,6 @@ export class UnsupportedError extends RateLimiterError {
     super(message, 'ERR_RATE_LIMITER_UNSUPPORTED');
   }
 
+  /** The error's name, `'UnsupportedError'`, as in its stack trace. */
   override readonly name: string = 'UnsupportedError';
 }

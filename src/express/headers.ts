@@ -155,7 +155,15 @@ function tierInfos(info: RateLimitInfo): readonly RateLimitInfo[] {
  * wait, the one with the fewest actions remaining; ties go to the tier
  * stacked first.
  */
-export function tierStatuses(policies: readonly RateLimitPolicy[], info: RateLimitInfo): { tiers: TierStatus[]; binding: TierStatus } {
+export function tierStatuses(
+  policies: readonly RateLimitPolicy[],
+  info: RateLimitInfo,
+): {
+  /** Each tier's numbers, in stack order. */
+  tiers: TierStatus[];
+  /** The tier the `RateLimit` and `X-RateLimit-*` headers report. */
+  binding: TierStatus;
+} {
   const tiers = tierInfos(info).map((tier, index): TierStatus => {
     const resetSeconds = retryAfterSeconds(tier.millisecondsUntilAllowed);
     const policy = policies[index] ?? fallbackPolicy(index, tier);

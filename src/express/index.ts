@@ -45,6 +45,7 @@ export type RateLimitMessageFunction<Limiter extends HttpRateLimiter = HttpRateL
 
 /** The default body of a blocked request. */
 export interface RateLimitedBody {
+  /** Always `'rate_limited'`: tells a blocked request from other errors. */
   readonly error: 'rate_limited';
   /** The same number as the `Retry-After` header. */
   readonly retryAfterSeconds: number;
@@ -53,7 +54,8 @@ export interface RateLimitedBody {
 /** Options of {@link rateLimit}. */
 export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimiter> {
   /**
-   * What decides: a {@link RollingRateLimiter}, or a {@link RateLimiterStack}
+   * What decides: a {@link rolling-window-limiter!RollingRateLimiter | RollingRateLimiter}, or a
+   * {@link rolling-window-limiter!RateLimiterStack | RateLimiterStack}
    * whose tiers are all enforced (and all announced in `RateLimit-Policy`).
    * Its `onStoreError` policy decides what a store failure does (see
    * {@link rateLimit}).
@@ -107,8 +109,9 @@ export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimi
 const KNOWN_OPTIONS = new Set(['limiter', 'key', 'skip', 'message', 'onLimited', 'headers', 'policyName', 'onStoreFailure']);
 
 /**
- * Express middleware that rate-limits requests with a {@link RollingRateLimiter}
- * or a {@link RateLimiterStack}: each request is one attempt for its key
+ * Express middleware that rate-limits requests with a
+ * {@link rolling-window-limiter!RollingRateLimiter | RollingRateLimiter} or a
+ * {@link rolling-window-limiter!RateLimiterStack | RateLimiterStack}: each request is one attempt for its key
  * (by default the client IP).
  *
  * - Allowed: the request goes on (`next()`), with `RateLimit-Policy` and

@@ -14,7 +14,10 @@ export interface IORedisLikeClient {
   /** ioredis's flag: `false` on `Redis`, `true` on `Cluster`. */
   readonly isCluster: boolean;
   /** ioredis's MULTI with the commands queued up front. */
-  multi(commands: (string | number)[][]): { exec(): Promise<[error: Error | null, result: unknown][] | null> };
+  multi(commands: (string | number)[][]): {
+    /** Runs the transaction: one `[error, result]` pair per command, or `null` when it was aborted. */
+    exec(): Promise<[error: Error | null, result: unknown][] | null>;
+  };
   /** `EVALSHA`, as ioredis sends it. */
   evalsha(sha1: string, numkeys: number, ...args: (string | number)[]): Promise<unknown>;
   /** `EVAL`, as ioredis sends it. */
@@ -25,23 +28,46 @@ export interface IORedisLikeClient {
 
 /** The part of a node-redis (`redis` v4 or v5) client made by `createClient` that the limiter uses. */
 export interface NodeRedisLikeClient {
+  /** node-redis's connection flag (used to recognise a node-redis client; connect it yourself before use). */
   readonly isOpen: boolean;
-  multi(): { addCommand(args: string[]): unknown; exec(): Promise<unknown> };
+  /** node-redis's MULTI. */
+  multi(): {
+    /** Queues one command, given as its name and arguments. */
+    addCommand(args: string[]): unknown;
+    /** Runs the transaction and resolves with its replies. */
+    exec(): Promise<unknown>;
+  };
+  /** Sends one command, given as its name and arguments (`EVALSHA`, `EVAL`). */
   sendCommand(args: string[]): Promise<unknown>;
 }
 
 /** The part of a node-redis (`redis` v4 or v5) cluster client made by `createCluster` that the limiter uses. */
 export interface NodeRedisLikeCluster {
+  /** node-redis's connection flag (used to recognise a node-redis client; connect it yourself before use). */
   readonly isOpen: boolean;
+  /** The cluster's master nodes: its presence tells a cluster client from a single-server one. */
   readonly masters: unknown;
-  multi(routing?: string): { addCommand(...args: unknown[]): unknown; exec(): Promise<unknown> };
+  /** node-redis's cluster MULTI, routed by `routing` (the key of the id, whose hash slot holds all its keys). */
+  multi(routing?: string): {
+    /** Queues one command with its first key (node-redis 4), or its first key and read-only flag (node-redis 5). */
+    addCommand(...args: unknown[]): unknown;
+    /** Runs the transaction and resolves with its replies. */
+    exec(): Promise<unknown>;
+  };
+  /** Sends one command to the node that holds `firstKey` (`EVALSHA`, `EVAL`). */
   sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
 }
 
 /** The callback API of node_redis v3, as redis-mock implements it, for users' own unit tests. */
 export interface CallbackRedisLikeClient {
+  /** node_redis v3's connection flag (used to recognise a callback client). */
   readonly connected: boolean;
-  multi(commands: (string | number)[][]): { exec(callback: (error: Error | null, replies: unknown[] | null) => void): unknown };
+  /** MULTI with the commands queued up front. */
+  multi(commands: (string | number)[][]): {
+    /** Runs the transaction and calls back with one reply per command. */
+    exec(callback: (error: Error | null, replies: unknown[] | null) => void): unknown;
+  };
+  /** `ZADD` as a method (present on every node_redis v3 client; used for detection). */
   zadd(...args: never[]): unknown;
 }
 

@@ -1,0 +1,291 @@
+// The package as users get it. `npm pack` (whose `prepack` builds dist/) makes
+// the tarball; throwaway projects in temp directories install it offline
+// (`npm install --offline <tarball>`: it has no dependencies) and use it:
+//   - a CommonJS project (require) and an ES module project (import): a real
+//     in-memory limit, and `rolling-window-limiter/express` limiting real HTTP
+//     requests on node:http, with Express not installed;
+//   - TypeScript projects with `moduleResolution: node16` (an ES module and a
+//     .cts CommonJS file) and `moduleResolution: bundler`: type-checked by this
+//     repository's tsc against the installed .d.ts files (skipLibCheck off),
+//     including test/types/public-api.ts rewritten to import the package by
+//     name, then compiled and run.
+// Also: the tarball holds dist/, README.md, CHANGELOG.md, LICENSE and
+// package.json, and nothing else. Temp directories are removed afterwards.
+
+import { expect } from 'chai';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+
+const REPO = fileURLToPath(new URL('../../', import.meta.url));
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+/** Longest any one command may take. */
+const COMMAND_TIMEOUT_MS = 90_000;
+
+/** The environment for child commands: without the npm_* variables of an enclosing `npm test`. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!/^npm_/i.test(name) && name !== 'INIT_CWD') env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** Runs a command; resolves with its stdout, rejects with its output when it fails. */
+function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(command, args, { cwd, env, encoding: 'utf8', timeout: COMMAND_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`${command} ${args.join(' ')} (in ${cwd}) failed: ${error.message}\n${stdout}\n${stderr}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** The file names in a .tgz made by `npm pack` (ustar, with pax headers for long names). */
+function tarballEntries(file: string): string[] {
+  const tar = gunzipSync(readFileSync(file));
+  const names: string[] = [];
+  let paxPath: string | undefined;
+  for (let offset = 0; offset + 512 <= tar.length; ) {
+    const header = tar.subarray(offset, offset + 512);
+    if (header.every((byte) => byte === 0)) break;
+    const field = (start: number, length: number): string => header.toString('utf8', start, start + length).replace(/\0.*$/s, '');
+    const size = parseInt(field(124, 12).trim() || '0', 8);
+    const type = field(156, 1);
+    const body = tar.subarray(offset + 512, offset + 512 + size);
+    if (type === 'x') {
+      paxPath = /\d+ path=([^\n]*)\n/.exec(body.toString('utf8'))?.[1];
+    } else {
+      const prefix = field(345, 155);
+      const name = paxPath ?? (prefix ? `${prefix}/${field(0, 100)}` : field(0, 100));
+      if (type === '0' || type === '') names.push(name);
+      paxPath = undefined;
+    }
+    offset += 512 + Math.ceil(size / 512) * 512;
+  }
+  return names.sort();
+}
+
+/** What every JavaScript consumer runs: two attempts in memory, then two HTTP requests through the middleware. */
+function consumerScript(load: string): string {
+  return `${load}
+const { createServer } = http;
+
+async function main() {
+  const limiter = new RollingRateLimiter({ interval: 60_000, maxInInterval: 1 });
+  const first = await limiter.limit('user');
+  const second = await limiter.limitWithInfo('user');
+
+  const app = rateLimit({ limiter: new RollingRateLimiter({ namespace: 'http', interval: 60_000, maxInInterval: 1 }) });
+  const server = createServer((req, res) =>
+    app(req, res, (error) => {
+      res.statusCode = error ? 500 : 200;
+      res.end(error ? String(error) : 'ok');
+    }),
+  );
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = 'http://127.0.0.1:' + server.address().port + '/';
+  const responses = [];
+  for (let i = 0; i < 2; i++) {
+    const response = await fetch(url);
+    responses.push({ status: response.status, policy: response.headers.get('ratelimit-policy'), retryAfter: response.headers.get('retry-after') });
+  }
+  server.close();
+  console.log(JSON.stringify({ first, second: second.blocked, wait: second.millisecondsUntilAllowed, responses, isError: typeof isRateLimiterError }));
+}
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});
+`;
+}
+
+/** What the TypeScript consumers run (their types are the point; this proves the emitted code runs too). */
+const TYPESCRIPT_MAIN = `import { RateLimiterStack, RollingRateLimiter, type StackRateLimitInfo } from 'rolling-window-limiter';
+import { createRateLimitHeaders, retryAfterSeconds } from 'rolling-window-limiter/express';
+
+const perMinute = new RollingRateLimiter({ namespace: 'minute', interval: 60_000, maxInInterval: 2 });
+const every3s = new RollingRateLimiter({ namespace: '3s', interval: 3_000, maxInInterval: 1 });
+const stack = new RateLimiterStack([perMinute, every3s]);
+const blocked: boolean = await perMinute.limit('user');
+const info: StackRateLimitInfo = await stack.limitWithInfo('other');
+const headers: Record<string, string> = createRateLimitHeaders(stack)(info);
+console.log(JSON.stringify({ blocked, stackBlocked: info.blocked, tiers: info.tiers.length, headers, retry: retryAfterSeconds(1) }));
+`;
+
+/** A CommonJS TypeScript file of the node16 project: it resolves the package's `require` types. */
+const TYPESCRIPT_CTS = `import { RollingRateLimiter, isRateLimiterError, type RateLimitInfo } from 'rolling-window-limiter';
+import { rateLimit } from 'rolling-window-limiter/express';
+
+const limiter = new RollingRateLimiter({ interval: 1_000, maxInInterval: 1 });
+const attempt: Promise<RateLimitInfo> = limiter.limitWithInfo('user');
+// @ts-expect-error: limit resolves a boolean
+const wrong: Promise<string> = limiter.limit('user');
+void wrong;
+attempt.then((info) => console.log(JSON.stringify({ blocked: info.blocked, middleware: typeof rateLimit({ limiter }), guard: isRateLimiterError(new Error('x')) })));
+`;
+
+describe('the packed package, installed in throwaway projects', function () {
+  this.timeout(180_000);
+
+  let root = '';
+  let tarball = '';
+  const links: string[] = [];
+
+  before(async function () {
+    root = mkdtempSync(join(tmpdir(), 'rwl-packed-'));
+    const packDirectory = join(root, 'pack');
+    mkdirSync(packDirectory);
+    await run(NPM, ['pack', '--silent', '--pack-destination', packDirectory], REPO);
+    const packed = readdirSync(packDirectory).filter((file) => file.endsWith('.tgz'));
+    expect(packed, 'npm pack made one tarball').to.have.lengthOf(1);
+    tarball = join(packDirectory, packed[0] as string);
+    setups = startSetups();
+  });
+
+  after(async () => {
+    if (setups) await Promise.allSettled(Object.values(setups)); // nothing still writes in the temp directory
+    for (const link of links) if (existsSync(link)) unlinkSync(link); // the links to this repo's @types, before anything is removed
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+
+  /** A project directory with a package.json, the tarball installed offline, and optionally this repo's @types linked in. */
+  async function project(name: string, manifest: object, files: Record<string, string>, { types = false } = {}): Promise<string> {
+    const directory = join(root, name);
+    mkdirSync(directory);
+    writeFileSync(join(directory, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true, ...manifest }, null, 2));
+    // A cache of its own: the install needs nothing but the tarball.
+    await run(NPM, ['install', '--no-audit', '--no-fund', '--offline', '--cache', join(root, 'npm-cache', name), tarball], directory);
+    if (types) {
+      // @types/node and @types/express as a user's project would have them, without installing anything.
+      const link = join(directory, 'node_modules', '@types');
+      symlinkSync(join(REPO, 'node_modules', '@types'), link, 'dir');
+      links.push(link);
+    }
+    for (const [file, text] of Object.entries(files)) writeFileSync(join(directory, file), text);
+    return directory;
+  }
+
+  function expectConsumerOutput(output: string): void {
+    const result = JSON.parse(output) as { first: boolean; second: boolean; wait: number; responses: { status: number; policy: string | null; retryAfter: string | null }[]; isError: string };
+    expect(result.first, 'first attempt allowed').to.equal(false);
+    expect(result.second, 'second attempt blocked').to.equal(true);
+    expect(result.wait).to.be.within(59_000, 60_000);
+    expect(result.isError).to.equal('function');
+    expect(result.responses.map((response) => response.status)).to.deep.equal([200, 429]);
+    expect(result.responses[0]?.policy).to.equal('"http";q=1;w=60');
+    expect(result.responses[1]?.retryAfter).to.match(/^(59|60)$/);
+  }
+
+  /** The type tests of test/types/public-api.ts, importing the installed package instead of src/. */
+  function publicApiTypeTests(): string {
+    const source = readFileSync(join(REPO, 'test/types/public-api.ts'), 'utf8');
+    const rewritten = source.replace("from '../../src/index.js'", "from 'rolling-window-limiter'").replace("from '../../src/express/index.js'", "from 'rolling-window-limiter/express'");
+    expect(rewritten, 'both imports of test/types/public-api.ts are rewritten').to.not.match(/\.\.\/\.\.\/src\//);
+    return rewritten;
+  }
+
+  const tsconfig = (compilerOptions: object, include: string[]): string =>
+    JSON.stringify({
+      compilerOptions: { target: 'ES2022', lib: ['ES2023'], strict: true, skipLibCheck: false, types: ['node'], outDir: 'out', ...compilerOptions },
+      include,
+    });
+
+  it('holds dist/, README.md, CHANGELOG.md, LICENSE and package.json, and nothing else', () => {
+    const entries = tarballEntries(tarball);
+    const outside = entries.filter((entry) => !entry.startsWith('package/dist/'));
+    expect(outside).to.deep.equal(['package/CHANGELOG.md', 'package/LICENSE', 'package/README.md', 'package/package.json']);
+    for (const file of ['index.js', 'index.d.ts', 'express/index.js', 'express/index.d.ts']) {
+      expect(entries, `dist/esm/${file}`).to.include(`package/dist/esm/${file}`);
+      expect(entries, `dist/cjs/${file}`).to.include(`package/dist/cjs/${file}`);
+    }
+    expect(entries).to.include('package/dist/cjs/package.json');
+    expect(entries.filter((entry) => /\.test\.|\/test\/|\/src\/|\.tsbuildinfo$/.test(entry))).to.deep.equal([]);
+  });
+
+  /**
+   * The four projects, installed (and the TypeScript ones compiled) side by side: the installs and the type
+   * checks are most of the time this takes. Each test awaits its own, so a failure is reported where it belongs.
+   */
+  type Setups = Record<'cjs' | 'esm' | 'node16' | 'bundler', Promise<string>>;
+  let setups: Setups | undefined;
+  function setup(name: keyof Setups): Promise<string> {
+    if (setups === undefined) throw new Error('the projects were not set up: see the before hook');
+    return setups[name];
+  }
+  function startSetups(): Setups {
+    const compiled = async (installed: Promise<string>): Promise<string> => {
+      const directory = await installed;
+      await run(process.execPath, [TSC, '-p', 'tsconfig.json'], directory);
+      return directory;
+    };
+    const started = {
+      cjs: project('cjs-consumer', { type: 'commonjs' }, {
+        'index.js': consumerScript(
+          "const http = require('node:http');\nconst { RollingRateLimiter, isRateLimiterError } = require('rolling-window-limiter');\nconst { rateLimit } = require('rolling-window-limiter/express');",
+        ),
+      }),
+      esm: project('esm-consumer', { type: 'module' }, {
+        'index.js': consumerScript(
+          "import http from 'node:http';\nimport { RollingRateLimiter, isRateLimiterError } from 'rolling-window-limiter';\nimport { rateLimit } from 'rolling-window-limiter/express';",
+        ),
+      }),
+      node16: compiled(
+        project(
+          'ts-node16-consumer',
+          { type: 'module' },
+          {
+            'tsconfig.json': tsconfig({ module: 'node16', moduleResolution: 'node16' }, ['main.ts', 'legacy.cts', 'public-api.ts']),
+            'main.ts': TYPESCRIPT_MAIN,
+            'legacy.cts': TYPESCRIPT_CTS,
+            'public-api.ts': publicApiTypeTests(),
+          },
+          { types: true },
+        ),
+      ),
+      bundler: compiled(
+        project(
+          'ts-bundler-consumer',
+          { type: 'module' },
+          {
+            'tsconfig.json': tsconfig({ module: 'esnext', moduleResolution: 'bundler' }, ['main.ts', 'public-api.ts']),
+            'main.ts': TYPESCRIPT_MAIN,
+            'public-api.ts': publicApiTypeTests(),
+          },
+          { types: true },
+        ),
+      ),
+    };
+    // Reported by the test that awaits each one, not as an unhandled rejection meanwhile.
+    for (const promise of Object.values(started)) promise.catch(() => {});
+    return started;
+  }
+
+  it('works from CommonJS (require)', async () => {
+    const directory = await setup('cjs');
+    expect(existsSync(join(directory, 'node_modules', 'express')), 'Express is not installed').to.equal(false);
+    expectConsumerOutput(await run(process.execPath, ['index.js'], directory));
+  });
+
+  it('works from an ES module (import)', async () => {
+    expectConsumerOutput(await run(process.execPath, ['index.js'], await setup('esm')));
+  });
+
+  it('type-checks and runs in TypeScript with moduleResolution node16 (ESM and a .cts file)', async () => {
+    const directory = await setup('node16');
+    const main = JSON.parse(await run(process.execPath, ['out/main.js'], directory)) as { blocked: boolean; stackBlocked: boolean; tiers: number; headers: Record<string, string> };
+    expect(main).to.deep.include({ blocked: false, stackBlocked: false, tiers: 2 });
+    expect(main.headers['RateLimit-Policy']).to.equal('"minute";q=2;w=60, "3s";q=1;w=3');
+    expect(JSON.parse(await run(process.execPath, ['out/legacy.cjs'], directory))).to.deep.equal({ blocked: false, middleware: 'function', guard: false });
+  });
+
+  it('type-checks and runs in TypeScript with moduleResolution bundler', async () => {
+    const main = JSON.parse(await run(process.execPath, ['out/main.js'], await setup('bundler'))) as { blocked: boolean; tiers: number };
+    expect(main).to.deep.include({ blocked: false, tiers: 2 });
+  });
+});
