@@ -2,7 +2,8 @@
 //   --quick          short measurements, for a smoke run
 //   --runs N         repeat the throughput measurements N times and report medians
 //   --only TEXT      run only the contenders / scenarios whose name contains TEXT
-//   --duration MS    length of one throughput measurement (default 2000, 400 with --quick)
+//   --duration MS    length of one throughput measurement (default 2000, 400 with --quick),
+//                    cut into 4 slices (2 with --quick) interleaved with the other contenders'
 //   --help
 
 /** What one `npm run bench` invocation was asked to do. */
@@ -12,6 +13,8 @@ export interface BenchOptions {
   readonly only: string | undefined;
   /** One throughput measurement, in ms. */
   readonly durationMs: number;
+  /** Slices one throughput measurement is cut into, interleaved across contenders. */
+  readonly slices: number;
   /** Warm-up before each throughput measurement, in ms. */
   readonly warmupMs: number;
   /** One bytes-per-decision measurement, in ms. */
@@ -74,6 +77,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
     runs,
     only,
     durationMs,
+    slices: quick ? 2 : 4,
     warmupMs: quick ? 100 : 300,
     bytesDurationMs: quick ? 200 : 800,
     heapIds: quick ? 100_000 : 1_000_000,

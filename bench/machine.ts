@@ -2,6 +2,7 @@
 // with the results: CPUs, memory, Node, Redis, and the exact client and peer
 // versions installed.
 
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +16,8 @@ export interface Machine {
   readonly redis: string;
   readonly loadAverageAtStart: readonly number[];
   readonly packages: Readonly<Record<string, string>>;
+  /** The library's source measured: git HEAD, and how many files under src/ differ from it. */
+  readonly source: string;
 }
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -33,6 +36,16 @@ function packageVersion(name: string, ...paths: string[]): string {
     if (version !== undefined) return version;
   }
   return 'not installed';
+}
+
+function sourceState(): string {
+  try {
+    const git = (...args: string[]): string => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = git('status', '--porcelain', '--', 'src').split('\n').filter(Boolean).length;
+    return `git ${git('rev-parse', '--short', 'HEAD')}${dirty === 0 ? '' : ` with ${dirty} uncommitted file(s) under src/`}`;
+  } catch {
+    return 'unknown (no git)';
+  }
 }
 
 /** Describes this machine; `redis` is the server version read from INFO. */
@@ -54,6 +67,7 @@ export function describeMachine(redis: string): Machine {
       'rate-limiter-flexible': packageVersion('rate-limiter-flexible'),
       tsx: packageVersion('tsx'),
     },
+    source: sourceState(),
   };
 }
 
@@ -63,6 +77,7 @@ export function machineLines(machine: Machine): string[] {
     `CPUs: ${machine.nproc} × ${machine.cpuModel}`,
     `memory: ${machine.memoryGiB} GiB; OS: ${machine.os}; load average at start: ${machine.loadAverageAtStart.join(', ')}`,
     `Node ${machine.node}; Redis ${machine.redis} (one redis-server on 127.0.0.1, no persistence)`,
+    `library source measured: ${machine.source}`,
     `packages: ${Object.entries(machine.packages)
       .map(([name, version]) => `${name} ${version}`)
       .join('; ')}`,

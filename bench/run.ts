@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis5';
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
 import { parseArgs, selected, USAGE, type BenchOptions } from './cli.js';
-import { floorContenders } from './contenders/floors.js';
+import { floorContenders, noopFloor } from './contenders/floors.js';
 import { libraryMemoryContender, libraryRedisContenders } from './contenders/library.js';
 import { peerMemoryContenders, peerRedisContenders } from './contenders/peers.js';
 import type { Clients, Contender } from './contenders/types.js';
@@ -20,7 +20,7 @@ import { writeResults } from './report/write.js';
 import type { BenchResults } from './results.js';
 import { measureHeap, type HeapRecord } from './scenarios/heap.js';
 import { measureBytes, measureKeyMemory, type BytesRecord, type KeyMemoryRecord } from './scenarios/redis-footprint.js';
-import { runThroughput, type ThroughputRecord } from './scenarios/throughput.js';
+import { runThroughput, type Cell, type ThroughputRecord } from './scenarios/throughput.js';
 import { computeTargets } from './targets.js';
 import { BYTES_MAXIMA, THROUGHPUT_SCENARIOS } from './workloads.js';
 
@@ -47,20 +47,31 @@ async function bench(options: BenchOptions, server: RedisServer): Promise<void> 
     log(`redis-server pid ${server.pid} on ${server.url}; ${options.runs} run(s), ${options.durationMs} ms per measurement${options.only === undefined ? '' : `, only "${options.only}"`}\n`);
 
     const redisContenders = [...libraryRedisContenders(clients), ...peerRedisContenders(clients), ...floorContenders(clients)];
-    const memoryContenders = [libraryMemoryContender, ...peerMemoryContenders];
+    const memoryContenders = [libraryMemoryContender, ...peerMemoryContenders, noopFloor];
     const all = [...redisContenders, ...memoryContenders];
     const tag = randomBytes(3).toString('hex');
     let counter = 0;
-    const namespace = (): string => `bench:${tag}:${(counter += 1)}`;
+    // No ':' in namespaces: the library escapes it, and keyOf() builds keys with the namespace as given.
+    const namespace = (): string => `bench-${tag}-${(counter += 1)}`;
     const context = { options, admin, namespace, log };
 
-    const contendersOf = (scenario: (typeof THROUGHPUT_SCENARIOS)[number]): Contender[] =>
-      (scenario.kind === 'memory' ? memoryContenders : redisContenders).filter((c) => selected(options, scenario.id, c.id, c.label));
-    const scenarios = THROUGHPUT_SCENARIOS.filter((scenario) => contendersOf(scenario).length > 0);
+    const cells: Cell[] = THROUGHPUT_SCENARIOS.flatMap((scenario) =>
+      (scenario.kind === 'memory' ? memoryContenders : redisContenders)
+        .filter((contender) => selected(options, scenario.id, contender.id, contender.label))
+        .map((contender) => ({ scenario, contender })),
+    );
+    const scenarios = THROUGHPUT_SCENARIOS.filter((scenario) => cells.some((cell) => cell.scenario === scenario));
+    // One group per (store kind, concurrency): many ids and hot id interleaved.
+    const groupKeys = [...new Set(cells.map(({ scenario }) => `${scenario.kind}-c${scenario.concurrency}`))];
+    const groups = groupKeys.map((key) => cells.filter(({ scenario }) => `${scenario.kind}-c${scenario.concurrency}` === key));
     const throughput: ThroughputRecord[] = [];
+    if (groups.length > 0) {
+      log('Warming up every contender once (not recorded)');
+      await runThroughput(context, groups, 0, 0);
+    }
     for (let run = 0; run < options.runs; run += 1) {
       log(`Throughput, run ${run + 1} of ${options.runs}`);
-      throughput.push(...(await runThroughput(context, scenarios, contendersOf, run)));
+      throughput.push(...(await runThroughput(context, groups, run, options.slices)));
     }
 
     const bytesContenders = pick(options, 'bytes', all, BYTES_CONTENDERS);

@@ -87,7 +87,7 @@ export function floorContenders(clients: Clients): Contender[] {
       family: 'floor',
       backend: 'node-redis 5',
       create: async (rules, namespace) => {
-        const sha = String(await nodeRedis.sendCommand(['SCRIPT', 'LOAD', FLOOR_LUA]));
+        const sha = await nodeRedis.sendCommand<string>(['SCRIPT', 'LOAD', FLOOR_LUA]);
         return {
           keyOf: (id) => libraryKey(namespace, id),
           decide: async (id) =>
@@ -97,3 +97,12 @@ export function floorContenders(clients: Clients): Contender[] {
     },
   ];
 }
+
+/** The measuring loop's own ceiling: an async decision that does nothing. */
+export const noopFloor: Contender = {
+  id: 'floor-noop',
+  label: 'floor: empty async decision (harness ceiling)',
+  family: 'floor',
+  backend: 'memory',
+  create: async () => ({ decide: async () => false }),
+};

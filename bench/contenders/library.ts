@@ -19,14 +19,14 @@ function single(client: RedisClient | undefined, rules: Rules, namespace: string
  */
 function stack(client: RedisClient, rules: Rules, namespace: string): Instance {
   const tier = (suffix: string, interval: number, maxInInterval: number): RollingRateLimiter =>
-    new RollingRateLimiter({ client, namespace: `${namespace}:${suffix}`, interval, maxInInterval, countBlocked: false });
+    new RollingRateLimiter({ client, namespace: `${namespace}-${suffix}`, interval, maxInInterval, countBlocked: false });
   const limiters = [
     tier('second', 1_000, Math.max(1, Math.floor(rules.maxInInterval / 2))),
-    new RollingRateLimiter({ ...rules, client, namespace: `${namespace}:minute`, countBlocked: false }),
+    new RollingRateLimiter({ ...rules, client, namespace: `${namespace}-minute`, countBlocked: false }),
     tier('day', DAY_MS, rules.maxInInterval * 100),
   ];
   const tiers = new RateLimiterStack(limiters);
-  return { decide: (id) => tiers.limit(id), keyOf: (id) => libraryKey(`${namespace}:minute`, id) };
+  return { decide: (id) => tiers.limit(id), keyOf: (id) => libraryKey(`${namespace}-minute`, id) };
 }
 
 function redisContenders(client: RedisClient, backend: Backend, suffix: string, all: boolean): Contender[] {

@@ -1,15 +1,20 @@
 // Measures 1 to 3: decisions per second (concurrency 1 and 64, many ids and a
 // hot id), p50 / p99 latency at concurrency 1, and the Redis server's cost per
-// decision (INFO commandstats / stats / cpu around each measurement). Every
-// measurement builds its contender on a fresh namespace, warms up, resets the
-// server's counters, measures, reads them, and flushes the database.
+// decision (INFO commandstats / stats / cpu around each slice).
+//
+// Scenarios of the same concurrency form a group. In a group, every
+// (scenario, contender) cell gets a fresh namespace and a warm-up; then each
+// measurement is cut into slices taken round-robin across all the cells, so
+// that a burst of load from elsewhere on this (noisy, 2-core) machine falls on
+// all of them rather than on one. The database is flushed after the group.
 
 import type { Redis } from 'ioredis';
 import type { BenchOptions } from '../cli.js';
 import type { Contender } from '../contenders/types.js';
-import { measure, type Sample } from '../measure.js';
-import { openWindow, type ServerCost } from '../redis-stats.js';
+import { summarize, type Sample, type Slice } from '../measure.js';
+import { openWindow, type CommandCost, type ServerCost } from '../redis-stats.js';
 import type { ThroughputScenario } from '../workloads.js';
+import { childRunner, inProcessRunner, type CellRunner } from './cell-runner.js';
 
 /** Server cost divided by the decisions of the measurement. */
 export interface PerDecision {
@@ -27,7 +32,8 @@ export interface ThroughputRecord {
   readonly contender: string;
   readonly sample?: Sample;
   readonly server?: PerDecision;
-  readonly byCommand?: ServerCost['byCommand'];
+  /** Per command over the whole measurement: calls and usec, not divided. */
+  readonly byCommand?: Record<string, CommandCost>;
   readonly error?: string;
 }
 
@@ -38,61 +44,111 @@ export interface ThroughputContext {
   readonly log: (line: string) => void;
 }
 
-function perDecision(cost: ServerCost, decisions: number): PerDecision {
+/** One contender on one scenario: what a slice measures. */
+export interface Cell {
+  readonly scenario: ThroughputScenario;
+  readonly contender: Contender;
+}
+
+interface Entry extends Cell {
+  runner?: CellRunner;
+  readonly slices: Slice[];
+  costs: ServerCost[];
+  error?: string;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function addCosts(costs: readonly ServerCost[], decisions: number): { server: PerDecision; byCommand: Record<string, CommandCost> } {
+  const byCommand: Record<string, CommandCost> = {};
+  const total = { usecTopLevel: 0, usecAll: 0, calls: 0, cpuUs: 0, netOutBytes: 0, netInBytes: 0 };
+  for (const cost of costs) {
+    total.usecTopLevel += cost.usecTopLevel;
+    total.usecAll += cost.usecAll;
+    total.calls += cost.calls;
+    total.cpuUs += cost.cpuUs;
+    total.netOutBytes += cost.netOutBytes;
+    total.netInBytes += cost.netInBytes;
+    for (const [name, { calls, usec }] of Object.entries(cost.byCommand)) {
+      const previous = byCommand[name];
+      byCommand[name] = { calls: (previous?.calls ?? 0) + calls, usec: (previous?.usec ?? 0) + usec };
+    }
+  }
   const per = (value: number): number => value / decisions;
   return {
-    usecTopLevel: per(cost.usecTopLevel),
-    usecAll: per(cost.usecAll),
-    commands: per(cost.calls),
-    cpuUs: per(cost.cpuUs),
-    bytesOut: per(cost.netOutBytes),
-    bytesIn: per(cost.netInBytes),
+    server: {
+      usecTopLevel: per(total.usecTopLevel),
+      usecAll: per(total.usecAll),
+      commands: per(total.calls),
+      cpuUs: per(total.cpuUs),
+      bytesOut: per(total.netOutBytes),
+      bytesIn: per(total.netInBytes),
+    },
+    byCommand,
   };
 }
 
-/** One contender on one scenario, once. */
-export async function measureOne(
-  context: ThroughputContext,
-  scenario: ThroughputScenario,
-  contender: Contender,
-  run: number,
-): Promise<ThroughputRecord> {
+/**
+ * A group of cells (scenarios of one concurrency, every contender), once:
+ * slices go round-robin over all the cells, so that ratios between any two
+ * of them (library vs peer, hot vs cold) come from interleaved time. With
+ * `slices` 0 it only builds and warms each cell up (the first pass of a bench
+ * run, for the JIT).
+ */
+export async function runGroup(context: ThroughputContext, cells: readonly Cell[], run: number, slices: number): Promise<ThroughputRecord[]> {
   const { options, admin } = context;
-  const onRedis = contender.backend !== 'memory';
-  const base = { run, scenario: scenario.id, contender: contender.id };
-  const instance = await contender.create(scenario.rules, context.namespace());
+  const entries: Entry[] = cells.map((cell) => ({ ...cell, slices: [], costs: [] }));
+  const sliceMs = options.durationMs / Math.max(1, slices);
+  const onRedis = (entry: Entry): boolean => entry.scenario.kind === 'redis';
   try {
-    const cursor = { next: 0 };
-    await measure(instance.decide, scenario.ids, scenario.concurrency, options.warmupMs, cursor);
-    const close = onRedis ? await openWindow(admin) : undefined;
-    const sample = await measure(instance.decide, scenario.ids, scenario.concurrency, options.durationMs, cursor);
-    const cost = await close?.();
-    return cost === undefined ? { ...base, sample } : { ...base, sample, server: perDecision(cost, sample.decisions), byCommand: cost.byCommand };
-  } catch (error) {
-    return { ...base, error: error instanceof Error ? error.message : String(error) };
+    for (const entry of entries) {
+      try {
+        entry.runner = onRedis(entry)
+          ? inProcessRunner(await entry.contender.create(entry.scenario.rules, context.namespace()), entry.scenario)
+          : await childRunner(entry.contender.id, entry.scenario);
+        await entry.runner.warm(options.warmupMs);
+      } catch (error) {
+        entry.error = message(error);
+      }
+    }
+    for (let slice = 0; slice < slices; slice += 1) {
+      for (const entry of entries) {
+        if (entry.runner === undefined || entry.error !== undefined) continue;
+        try {
+          const close = onRedis(entry) ? await openWindow(admin) : undefined;
+          entry.slices.push(await entry.runner.slice(sliceMs));
+          const cost = await close?.();
+          if (cost !== undefined) entry.costs.push(cost);
+        } catch (error) {
+          entry.error = message(error);
+        }
+      }
+    }
   } finally {
-    instance.dispose?.();
-    if (onRedis) await admin.flushdb();
+    for (const entry of entries) entry.runner?.close();
+    if (entries.some(onRedis)) await admin.flushdb();
   }
+  if (slices === 0) return [];
+  return entries.map(({ scenario, contender, slices: taken, costs, error }): ThroughputRecord => {
+    const base = { run, scenario: scenario.id, contender: contender.id };
+    if (error !== undefined) return { ...base, error };
+    const sample = summarize(taken);
+    return costs.length === 0 ? { ...base, sample } : { ...base, sample, ...addCosts(costs, sample.decisions) };
+  });
 }
 
-/** Every selected scenario × contender, once; the contender order rotates with the run to spread drift. */
-export async function runThroughput(
-  context: ThroughputContext,
-  scenarios: readonly ThroughputScenario[],
-  contendersOf: (scenario: ThroughputScenario) => readonly Contender[],
-  run: number,
-): Promise<ThroughputRecord[]> {
+/** Every group once; the order of the cells rotates with the run to spread drift. */
+export async function runThroughput(context: ThroughputContext, groups: readonly (readonly Cell[])[], run: number, slices: number): Promise<ThroughputRecord[]> {
   const records: ThroughputRecord[] = [];
-  for (const scenario of scenarios) {
-    const contenders = contendersOf(scenario);
-    const shift = contenders.length === 0 ? 0 : run % contenders.length;
-    const ordered = [...contenders.slice(shift), ...contenders.slice(0, shift)];
-    for (const contender of ordered) {
-      const record = await measureOne(context, scenario, contender, run);
+  for (const cells of groups) {
+    const shift = cells.length === 0 ? 0 : (run * 7) % cells.length;
+    const taken = await runGroup(context, [...cells.slice(shift), ...cells.slice(0, shift)], run, slices);
+    for (const record of taken) {
       records.push(record);
       const shown = record.sample === undefined ? `FAILED: ${record.error}` : `${Math.round(record.sample.perSecond).toLocaleString('en-US')} dec/s`;
-      context.log(`  run ${run + 1} ${scenario.id.padEnd(16)} ${contender.id.padEnd(24)} ${shown}`);
+      context.log(`  run ${run + 1} ${record.scenario.padEnd(16)} ${record.contender.padEnd(24)} ${shown}`);
     }
   }
   return records;
