@@ -8,19 +8,32 @@ import { TimeoutError } from './errors/timeout-error.js';
  * ours becomes a {@link StoreError} carrying it as `cause`. The timer is
  * unreferenced and cleared, so it never keeps a process alive.
  */
-export async function callStore<T>(operation: () => Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(timeoutMs)), timeoutMs);
+export function callStore<T>(operation: () => Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new TimeoutError(timeoutMs)), timeoutMs);
     timer.unref();
+    let pending: Promise<T>;
+    try {
+      pending = operation();
+    } catch (error) {
+      pending = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    pending.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(asLibraryError(error, what));
+      },
+    );
   });
-  try {
-    return await Promise.race([operation(), timedOut]);
-  } catch (error) {
-    if (isRateLimiterError(error)) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new StoreError(`${what} failed: ${reason}`, { cause: error });
-  } finally {
-    clearTimeout(timer);
-  }
+}
+
+/** Our own errors pass through; anything else becomes a StoreError carrying it as `cause`. */
+function asLibraryError(error: unknown, what: string): Error {
+  if (isRateLimiterError(error)) return error;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new StoreError(`${what} failed: ${reason}`, { cause: error });
 }

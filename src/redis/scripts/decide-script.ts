@@ -84,6 +84,7 @@ for i = 1, #KEYS do
   end
   samples[i] = {count, newest, kMinus1th, kth}
 end
+local countsAfter = {}
 if record and not replayed then
   local score = string.format('%.0f', now)
   local member = ARGV[2]
@@ -92,10 +93,16 @@ if record and not replayed then
     local at = 4 * i + 1
     if allowed or ARGV[at + 3] == '1' then
       local key = KEYS[i]
-      if actionId ~= '' and allowed then redis.call('ZREM', key, '-' .. actionId) end
-      redis.call('ZADD', key, score, member)
-      redis.call('ZREMRANGEBYRANK', key, 0, -1 - tonumber(ARGV[at + 1]))
+      local max = tonumber(ARGV[at + 1])
+      local count = samples[i][1]
+      if actionId ~= '' and allowed then count = count - redis.call('ZREM', key, '-' .. actionId) end
+      count = count + redis.call('ZADD', key, score, member)
+      if count > max then
+        redis.call('ZREMRANGEBYRANK', key, 0, -1 - max)
+        count = max
+      end
       redis.call('PEXPIRE', key, math.ceil(tonumber(ARGV[at]) / 1000))
+      countsAfter[i] = count
     end
   end
 end
@@ -107,13 +114,15 @@ for i = 1, #KEYS do
   if record then
     local key = KEYS[i]
     local max = tonumber(ARGV[4 * i + 2])
-    local count = redis.call('ZCARD', key)
+    local count = countsAfter[i] or sample[1]
     local newest, kth = sample[2], -1
-    if actionId ~= '' then
-      -- A moved record may have been the newest: read it.
-      newest = count > 0 and tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]) or -1
-    elseif not replayed and (allowed or ARGV[4 * i + 4] == '1') and now > newest then
-      newest = now
+    if countsAfter[i] then
+      if actionId ~= '' then
+        -- A moved record may have been the newest: read it.
+        newest = count > 0 and tonumber(redis.call('ZRANGE', key, -1, -1, 'WITHSCORES')[2]) or -1
+      elseif now > newest then
+        newest = now
+      end
     end
     if count >= max then kth = tonumber(redis.call('ZRANGE', key, -max, -max, 'WITHSCORES')[2]) end
     reply[#reply + 1] = count
