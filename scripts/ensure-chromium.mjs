@@ -5,8 +5,7 @@
 // prints how to install Chromium and exits 1. No dependencies.
 
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { isOnPath, isRoot, run } from './system-tools.mjs';
 
 const INSTALL_INSTRUCTIONS = [
   'chromium is not installed, and the browser check of the API site needs a headless Chromium.',
@@ -17,37 +16,13 @@ const INSTALL_INSTRUCTIONS = [
   "  macOS:  CHROMIUM='/Applications/Google Chrome.app/Contents/MacOS/Google Chrome' npm run docs:check",
 ].join('\n');
 
-/** True if `name` is an executable file in one of the PATH directories. */
-function isOnPath(name) {
-  const directories = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
-  return directories.some((directory) => {
-    try {
-      accessSync(join(directory, name), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
-
-function isRoot() {
-  return typeof process.getuid === 'function' && process.getuid() === 0;
-}
-
-/** Runs a command with inherited stdio; returns true if it exited 0. */
-function run(command, args, extraEnv = {}) {
-  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...extraEnv } });
-  if (result.error) console.error(`ensure-chromium: could not run ${command}: ${result.error.message}`);
-  return result.status === 0;
-}
-
 function installWithAptGet() {
   console.log("ensure-chromium: chromium is missing; installing it with `apt-get install --no-install-recommends chromium` (Debian's package).");
   const noPrompts = { DEBIAN_FRONTEND: 'noninteractive' };
-  if (!run('apt-get', ['update'], noPrompts)) {
+  if (!run('ensure-chromium', 'apt-get', ['update'], noPrompts)) {
     console.warn('ensure-chromium: `apt-get update` failed; trying the install with the package lists we have.');
   }
-  return run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], noPrompts);
+  return run('ensure-chromium', 'apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], noPrompts);
 }
 
 function chromiumRuns() {

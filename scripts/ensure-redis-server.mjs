@@ -5,8 +5,8 @@
 // Otherwise it prints how to install Redis and exits 1. No dependencies.
 
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, unlinkSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { existsSync, unlinkSync, writeFileSync } from 'node:fs';
+import { isOnPath, isRoot, run } from './system-tools.mjs';
 
 /** Debian's hook that invoke-rc.d / deb-systemd-invoke ask before starting a service. */
 const POLICY_RC_D = '/usr/sbin/policy-rc.d';
@@ -23,30 +23,6 @@ const INSTALL_INSTRUCTIONS = [
   '  REDIS_URL=redis://127.0.0.1:6379 npm test',
   '  (warning: the tests write and delete keys on that server; do not point it at data you care about)',
 ].join('\n');
-
-/** True if `name` is an executable file in one of the PATH directories. */
-function isOnPath(name) {
-  const directories = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
-  return directories.some((directory) => {
-    try {
-      accessSync(join(directory, name), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
-
-function isRoot() {
-  return typeof process.getuid === 'function' && process.getuid() === 0;
-}
-
-/** Runs a command with inherited stdio; returns true if it exited 0. */
-function run(command, args, extraEnv = {}) {
-  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...extraEnv } });
-  if (result.error) console.error(`ensure-redis-server: could not run ${command}: ${result.error.message}`);
-  return result.status === 0;
-}
 
 /**
  * Runs `action` with a policy-rc.d that forbids starting services, so the
@@ -67,10 +43,10 @@ function installWithAptGet() {
   console.log('ensure-redis-server: redis-server is missing; installing it with `apt-get install redis-server` (Debian\'s package).');
   const noPrompts = { DEBIAN_FRONTEND: 'noninteractive' };
   return withServiceStartsDenied(() => {
-    if (!run('apt-get', ['update'], noPrompts)) {
+    if (!run('ensure-redis-server', 'apt-get', ['update'], noPrompts)) {
       console.warn('ensure-redis-server: `apt-get update` failed; trying the install with the package lists we have.');
     }
-    return run('apt-get', ['install', '-y', '--no-install-recommends', 'redis-server'], noPrompts);
+    return run('ensure-redis-server', 'apt-get', ['install', '-y', '--no-install-recommends', 'redis-server'], noPrompts);
   });
 }
 
