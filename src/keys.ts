@@ -34,11 +34,25 @@ export function escapeKeyPart(part: string): string {
   return NEEDS_ESCAPE.test(part) ? part.replace(ESCAPABLE, escapeChar) : part;
 }
 
+/** How a limiter turns an id into the key its store holds it under. */
+export interface KeyScheme {
+  /** The key of one id (already normalized to a string). */
+  keyFor(id: string): string;
+}
+
+/**
+ * The in-memory store's keys: the id itself. Each in-memory limiter has a
+ * store of its own, so no namespace is needed to keep limiters apart, and the
+ * caller's id string (whose hash the engine has usually computed already) is
+ * looked up as it is.
+ */
+export const ID_AS_KEY: KeyScheme = { keyFor: (id) => id };
+
 /**
  * Builds keys for one namespace. The namespace is escaped once, here; each
  * call then escapes only the id.
  */
-export class KeyBuilder {
+export class KeyBuilder implements KeyScheme {
   readonly #prefix: string;
 
   /** @param namespace The limiter's namespace, as the user gave it. */

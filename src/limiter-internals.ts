@@ -3,19 +3,21 @@
 
 import type { MicrosecondClock } from './clock.js';
 import type { WindowRule } from './decision.js';
-import type { KeyBuilder } from './keys.js';
+import type { KeyScheme } from './keys.js';
 import type { Store } from './stores/store.js';
 
 /** A limiter's rules, store, keys and clock. */
 export interface LimiterInternals {
   readonly rule: WindowRule;
   readonly store: Store;
-  readonly keys: KeyBuilder;
+  readonly keys: KeyScheme;
   /** The `clock` option as given: compared when limiters are stacked. */
   readonly clockOption: 'local' | 'redis' | MicrosecondClock;
   /** Reads the time for an attempt; undefined when the store reads it (`clock: 'redis'`). */
   readonly readClock: (() => number) | undefined;
   readonly timeout: number;
+  /** The `useScript` option. */
+  readonly useScript: boolean | undefined;
 }
 
 const registry = new WeakMap<object, LimiterInternals>();

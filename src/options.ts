@@ -83,6 +83,21 @@ export interface RollingRateLimiterOptions {
    * @default 'throw'
    */
   readonly onStoreError?: StoreErrorPolicy;
+
+  /**
+   * Whether a Redis limiter with `countBlocked: true` and a local clock
+   * decides with the Lua script (one EVALSHA) instead of plain commands in a
+   * MULTI. The script does the same work in one command: on ioredis, at 64
+   * calls in flight, it makes about 3 times as many decisions per second (see
+   * the benchmarks). It needs permission to run scripts (`EVALSHA`, `EVAL`)
+   * and a client that can run them (not redis-mock). Without it, the MULTI is
+   * used where it can decide, and the script where a decision must come
+   * before the write (`countBlocked: false`, `clock: 'redis'`, stacks,
+   * action ids). `false` is refused with those modes, which cannot be
+   * decided without the script. Only with a `client`.
+   * @default undefined (the MULTI where it can decide)
+   */
+  readonly useScript?: boolean;
 }
 
 /** The options after validation, with every default filled in. */
@@ -96,6 +111,7 @@ export interface NormalizedOptions {
   readonly clock: 'local' | 'redis' | MicrosecondClock;
   readonly timeout: number;
   readonly onStoreError: StoreErrorPolicy;
+  readonly useScript: boolean | undefined;
 }
 
 /** Defaults of the optional options (`namespace` has one only without a client). */
@@ -120,6 +136,7 @@ const KNOWN_OPTIONS = new Set([
   'clock',
   'timeout',
   'onStoreError',
+  'useScript',
 ]);
 
 /** Renders a received value for an error message: `0` (number), `'x'` (string), `null`. */
@@ -183,6 +200,11 @@ export function normalizeOptions(options: RollingRateLimiterOptions): Normalized
     throw new InvalidOptionTypeError(message, 'clock', clock);
   }
 
+  const { useScript } = options;
+  if (useScript !== undefined && typeof useScript !== 'boolean') {
+    throw new InvalidOptionTypeError(`Expected \`useScript\` to be a boolean, got ${describeValue(useScript)}`, 'useScript', useScript);
+  }
+
   let namespace = options.namespace;
   if (namespace === undefined) {
     if (client !== undefined) {
@@ -198,7 +220,7 @@ export function normalizeOptions(options: RollingRateLimiterOptions): Normalized
   }
 
   const onStoreError = normalizeStoreErrorPolicy(options.onStoreError);
-  return { interval, maxInInterval, minDifference, namespace, client, countBlocked, clock, timeout, onStoreError };
+  return { interval, maxInInterval, minDifference, namespace, client, countBlocked, clock, timeout, onStoreError, useScript };
 }
 
 /** Validates an `onStoreError` option (of a limiter or a stack). */

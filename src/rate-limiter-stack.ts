@@ -9,6 +9,7 @@ import type { Store, Tier } from './stores/store.js';
 import { describeValue, normalizeStoreErrorPolicy } from './options.js';
 import { decideOnStoreError, isStoreFailure, type StoreErrorPolicy } from './store-error-policy.js';
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
+import { answerLimit, blockedOf, rejectionOf } from './limit-answer.js';
 import { callStore } from './with-timeout.js';
 import { normalizeActionId, type AttemptOptions } from './action-ids.js';
 
@@ -118,8 +119,21 @@ export class RateLimiterStack {
    *
    * @returns `true` when any tier blocks the action, `false` when every tier allows it.
    */
-  async limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
-    return (await this.limitWithInfo(id, options)).blocked;
+  limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
+    if (options?.actionId !== undefined) return this.limitWithInfo(id, options).then(blockedOf);
+    let tiers: Tier[];
+    let now: number | undefined;
+    try {
+      tiers = this.#tiersOf(id);
+      now = (this.#tiers[0] as LimiterInternals).readClock?.();
+    } catch (error) {
+      return rejectionOf(error);
+    }
+    return answerLimit(
+      () => this.#store.limit(tiers, now),
+      this.#timeout,
+      (error) => decideOnStoreError(this.#onStoreError, error, 'attempt', id, (blocked) => this.#fixedDecision(blocked)),
+    );
   }
 
   /** Like {@link limit}, with the stack's numbers and each tier's. */
@@ -215,9 +229,14 @@ export class RateLimiterStack {
     return { ...combine(tiers), tiers };
   }
 
-  async #decide(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<StackRateLimitInfo> {
+  /** Every tier's part of a decision about `id`; throws a TypeError for a bad id. */
+  #tiersOf(id: LimiterId): Tier[] {
     const normalized = normalizeId(id);
-    const tiers = this.#tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store }));
+    return this.#tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store, useScript: tier.useScript }));
+  }
+
+  async #decide(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<StackRateLimitInfo> {
+    const tiers = this.#tiersOf(id);
     const now = (this.#tiers[0] as LimiterInternals).readClock?.();
     const decision = await callStore(
       () => (operation === 'attempt' ? this.#store.attempt(tiers, now, actionId) : this.#store.peek(tiers, now)),
@@ -275,6 +294,9 @@ function checkStackable(limiters: readonly RollingRateLimiter[], tiers: readonly
       throw new UnsupportedError(
         `Cannot stack limiters[${i}]: a stack must decide every tier before it writes, which on Redis takes a Lua script, and ${tier.store.name} cannot run scripts`,
       );
+    }
+    if (tier.useScript === false) {
+      throw new UnsupportedError(`Cannot stack limiters[${i}]: a stack decides every tier with the Lua script, and it has \`useScript: false\``);
     }
     if (tier.clockOption !== first.clockOption) {
       throw new InvalidOptionTypeError(`Cannot stack limiters[${i}] with limiters[0]: stacked limiters must use the same \`clock\``, 'limiters', limiter);

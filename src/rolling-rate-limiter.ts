@@ -3,7 +3,7 @@ import { describe, type WindowRule } from './decision.js';
 import { InvalidOptionTypeError } from './errors/invalid-option-error.js';
 import { UnsupportedError } from './errors/unsupported-error.js';
 import { normalizeId, type LimiterId } from './ids.js';
-import { KeyBuilder } from './keys.js';
+import { ID_AS_KEY, KeyBuilder, type KeyScheme } from './keys.js';
 import { registerInternals } from './limiter-internals.js';
 import { normalizeOptions, type NormalizedOptions, type RollingRateLimiterOptions } from './options.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
@@ -13,6 +13,7 @@ import { RedisStore } from './stores/redis-store.js';
 import type { Store, Tier } from './stores/store.js';
 import { decideOnStoreError, isStoreFailure } from './store-error-policy.js';
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
+import { answerLimit, blockedOf, rejectionOf } from './limit-answer.js';
 import { callStore } from './with-timeout.js';
 import { normalizeActionId, type AttemptOptions } from './action-ids.js';
 
@@ -42,7 +43,7 @@ import { normalizeActionId, type AttemptOptions } from './action-ids.js';
 export class RollingRateLimiter {
   readonly #rule: WindowRule;
   readonly #store: Store;
-  readonly #keys: KeyBuilder;
+  readonly #keys: KeyScheme;
   readonly #readClock: (() => number) | undefined;
   readonly #timeout: number;
   readonly #options: NormalizedOptions;
@@ -62,18 +63,27 @@ export class RollingRateLimiter {
       minDifferenceUs: millisecondsToMicroseconds(normalized.minDifference),
       countBlocked: normalized.countBlocked,
     };
-    this.#keys = new KeyBuilder(normalized.namespace);
     this.#timeout = normalized.timeout;
-    const { clock, client } = normalized;
+    const { clock, client, useScript } = normalized;
+    this.#keys = client === undefined ? ID_AS_KEY : new KeyBuilder(normalized.namespace);
     this.#readClock = clock === 'redis' ? undefined : clock === 'local' ? localMicroseconds : checkedClock(clock);
     if (client === undefined) {
       if (clock === 'redis') {
         throw new UnsupportedError("`clock: 'redis'` reads Redis TIME, so it needs a Redis `client`; the in-memory store uses 'local' or a function");
       }
+      if (useScript !== undefined) {
+        throw new UnsupportedError('`useScript` chooses how Redis decides, so it needs a Redis `client`; leave it out for the in-memory store');
+      }
       this.#store = new MemoryStore();
     } else {
       this.#store = new RedisStore(createAdapter(client));
       const needsScript = !normalized.countBlocked ? '`countBlocked: false`' : clock === 'redis' ? "`clock: 'redis'`" : undefined;
+      if (needsScript !== undefined && useScript === false) {
+        throw new UnsupportedError(`${needsScript} must decide before it writes, which on Redis takes the Lua script; \`useScript: false\` cannot serve it`);
+      }
+      if (useScript === true && !this.#store.canDecideBeforeWriting) {
+        throw new UnsupportedError(`\`useScript: true\` runs a Lua script, and ${this.#store.name} cannot run scripts`);
+      }
       if (needsScript !== undefined && !this.#store.canDecideBeforeWriting) {
         throw new UnsupportedError(
           `${needsScript} must decide before it writes, which on Redis takes a Lua script, and ${this.#store.name} cannot run scripts; ` +
@@ -88,6 +98,7 @@ export class RollingRateLimiter {
       clockOption: clock,
       readClock: this.#readClock,
       timeout: this.#timeout,
+      useScript,
     });
   }
 
@@ -135,8 +146,21 @@ export class RollingRateLimiter {
    * if (await limiter.limit(userId)) return; // blocked
    * ```
    */
-  async limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
-    return (await this.limitWithInfo(id, options)).blocked;
+  limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
+    if (options?.actionId !== undefined) return this.limitWithInfo(id, options).then(blockedOf);
+    let now: number | undefined;
+    let tier: Tier;
+    try {
+      tier = this.#tierOf(id);
+      now = this.#readClock?.();
+    } catch (error) {
+      return rejectionOf(error);
+    }
+    return answerLimit(
+      () => this.#store.limit([tier], now),
+      this.#timeout,
+      (error) => decideOnStoreError(this.#options.onStoreError, error, 'attempt', id, (blocked) => this.#fixedDecision(blocked)),
+    );
   }
 
   /**
@@ -263,8 +287,13 @@ export class RollingRateLimiter {
     };
   }
 
+  /** This limiter's part of a decision about `id`; throws a TypeError for a bad id. */
+  #tierOf(id: LimiterId): Tier {
+    return { key: this.#keys.keyFor(normalizeId(id)), rule: this.#rule, store: this.#store, useScript: this.#options.useScript };
+  }
+
   async #decide(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<RateLimitInfo> {
-    const tier: Tier = { key: this.#keys.keyFor(normalizeId(id)), rule: this.#rule, store: this.#store };
+    const tier = this.#tierOf(id);
     const now = this.#readClock?.();
     const decision = await callStore(
       () => (operation === 'attempt' ? this.#store.attempt([tier], now, actionId) : this.#store.peek([tier], now)),

@@ -1,5 +1,5 @@
 import { admittedMember, blockedMember } from '../action-ids.js';
-import { decideTiers, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../decision.js';
+import { decideTiers, judge, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../decision.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { firstIndexAbove, insertSorted } from './sorted-timestamps.js';
 import type { Store, StoreDecision, Tier } from './store.js';
@@ -33,6 +33,10 @@ export class MemoryStore implements Store {
   readonly #expiry = new ExpiryQueue<MemoryEntry>();
   readonly name = 'memory';
   readonly canDecideBeforeWriting = true;
+  readonly #isLive = (entry: MemoryEntry): boolean => this.#entries.get(entry.key) === entry;
+  readonly #forget = (entry: MemoryEntry): void => {
+    this.#entries.delete(entry.key);
+  };
 
   /** How many ids hold state right now (for tests and monitoring). */
   get size(): number {
@@ -40,7 +44,24 @@ export class MemoryStore implements Store {
   }
 
   async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
+    return MemoryStore.#attemptNow(tiers, requireTime(now), actionId);
+  }
+
+  /**
+   * Decides and records an attempt without an action id, synchronously: the
+   * answer is a boolean, not a promise, so the limiter needs no timer to
+   * guard it. One tier (a single limiter) takes a short path with a single
+   * map lookup; several tiers are decided as `attempt` decides them.
+   */
+  limit(tiers: readonly Tier[], now: number | undefined): boolean {
     const at = requireTime(now);
+    if (tiers.length !== 1) return MemoryStore.#attemptNow(tiers, at, undefined).tiers.some((tier) => tier.verdict.blocked);
+    const { key, rule, store } = tiers[0] as Tier;
+    return (store as unknown as MemoryStore).#limitOne(key, rule, at);
+  }
+
+  /** {@link attempt}, synchronously. */
+  static #attemptNow(tiers: readonly Tier[], at: number, actionId: string | undefined): StoreDecision {
     const stores = tiers.map((tier) => tier.store as unknown as MemoryStore);
     tiers.forEach((tier, i) => (stores[i] as MemoryStore).#prune(tier.key, tier.rule, at));
     // What each tier holds afterwards, as stored (an action's earlier record moves rather than adds).
@@ -139,14 +160,41 @@ export class MemoryStore implements Store {
     return true;
   }
 
-  /** Records `now` (with its member, if any), keeping only the newest `maxInInterval` timestamps. */
-  #record(key: string, rule: WindowRule, now: number, member: string | undefined): void {
-    this.#expiry.reclaim(
-      now,
-      (entry) => this.#entries.get(entry.key) === entry,
-      (entry) => this.#entries.delete(entry.key),
-    );
+  /**
+   * One limiter's attempt without an action id: prune, judge, record, with
+   * one lookup of the id. Exactly `#attemptNow` with one tier, which the
+   * model test checks.
+   */
+  #limitOne(key: string, rule: WindowRule, now: number): boolean {
     let entry = this.#entries.get(key);
+    let count = 0;
+    let newest: number | undefined;
+    if (entry !== undefined) {
+      const { timestamps } = entry;
+      const start = firstIndexAbove(timestamps, now - rule.intervalUs);
+      count = timestamps.length - start;
+      if (count === 0) {
+        this.#entries.delete(key);
+        entry = undefined;
+      } else {
+        if (start > 0) removeFront(entry, start);
+        newest = timestamps[timestamps.length - 1];
+      }
+    }
+    const { blocked } = judge(rule, now, { count, newest });
+    // The entry, when there is one, holds a timestamp newer than now - interval, so reclaiming cannot drop it.
+    if (!blocked || rule.countBlocked) this.#record(key, rule, now, undefined, entry);
+    return blocked;
+  }
+
+  /**
+   * Records `now` (with its member, if any), keeping only the newest
+   * `maxInInterval` timestamps. `known` is the id's entry when the caller has
+   * just looked it up and pruned it.
+   */
+  #record(key: string, rule: WindowRule, now: number, member: string | undefined, known?: MemoryEntry): void {
+    this.#expiry.reclaim(now, this.#isLive, this.#forget);
+    let entry = known ?? this.#entries.get(key);
     if (entry === undefined) {
       entry = { key, timestamps: [], members: undefined, expiresAt: 0 };
       this.#entries.set(key, entry);

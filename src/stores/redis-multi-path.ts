@@ -65,6 +65,51 @@ export async function attemptWithMulti(redis: RedisAdapter, tier: Tier, now: num
 }
 
 /**
+ * One attempt under one limiter with `countBlocked: true`, answering only
+ * whether it is blocked (what `limit()` needs). Four commands, five with a
+ * gap rule:
+ *
+ * ```
+ * ZADD             key <now> <member>          record the attempt
+ * ZREVRANGE        key k k WITHSCORES          the (k+1)-th newest, this attempt included (k = maxInInterval)
+ * ZREVRANGE        key 0 1 WITHSCORES          the two newest (only with minDifference): max(S)
+ * ZREMRANGEBYRANK  key 0 -(k+1)                keep only the newest k
+ * PEXPIRE          key <interval ms>           idle ids cost nothing
+ * ```
+ *
+ * The count rule blocks when |S| >= k, that is when at least k + 1 stored
+ * timestamps, this attempt's included, are newer than `now - interval`: when
+ * the (k+1)-th newest is. So the trim by score of the info path is not
+ * needed here: the trim by rank keeps the key at k members whatever it
+ * holds, members older than the window are never counted, and the key
+ * expires with its newest member. One command fewer than a MULTI of
+ * ZREMRANGEBYSCORE, ZRANGE, ZADD, ZREMRANGEBYRANK and PEXPIRE, measured in
+ * docs/benchmarks.md.
+ */
+export async function limitWithMulti(redis: RedisAdapter, tier: Tier, now: number): Promise<boolean> {
+  const { key, rule } = tier;
+  if (!rule.countBlocked) throw new StoreError('The MULTI path records every attempt; it cannot serve countBlocked: false');
+  const k = rule.maxInInterval;
+  const member = nextMember();
+  const gapRule = rule.minDifferenceUs > 0;
+  const commands: RedisCommand[] = [['zadd', key, now, member], ['zrevrange', key, k, k, 'withscores']];
+  if (gapRule) commands.push(['zrevrange', key, 0, 1, 'withscores']);
+  commands.push(['zremrangebyrank', key, 0, -(k + 1)], ['pexpire', key, microsecondsToWholeMillisecondsUp(rule.intervalUs)]);
+
+  const replies = await redis.transaction(commands);
+  if (readInteger(replies[0], 'ZADD') !== 1) {
+    throw new StoreError(`ZADD did not add member ${member}: the member already existed`);
+  }
+  const oldestOfWindow = now - rule.intervalUs;
+  const kPlus1th = readScoredMembers(replies[1], `ZREVRANGE ${k} ${k}`)[0];
+  const blockedDueToCount = kPlus1th !== undefined && kPlus1th.score > oldestOfWindow;
+  if (blockedDueToCount || !gapRule) return blockedDueToCount;
+  const previous = readScoredMembers(replies[2], 'ZREVRANGE 0 1').find((entry) => entry.member !== member);
+  const newest = previous !== undefined && previous.score > oldestOfWindow ? previous.score : undefined;
+  return judge(rule, now, { count: 0, newest }).blocked;
+}
+
+/**
  * A dry run across tiers: one read-only MULTI of, per tier, `ZCOUNT` (|S|),
  * `ZREVRANGE 0 0` (max(S)) and `ZREVRANGE k-2 k-1` (the (k-1)-th and k-th
  * newest). Members older than the window may still be stored (nothing is

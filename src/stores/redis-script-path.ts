@@ -9,6 +9,7 @@ import type { RedisAdapter } from '../redis/adapter.js';
 import { readInteger } from '../redis/replies.js';
 import { runScript } from '../redis/run-script.js';
 import { DECIDE_SCRIPT } from '../redis/scripts/decide-script.js';
+import { LIMIT_SCRIPT } from '../redis/scripts/limit-script.js';
 import type { StoreDecision, Tier, TierOutcome } from './store.js';
 
 const HEADER_VALUES = 3;
@@ -66,6 +67,22 @@ export async function decideWithScript(
     );
   }
   return { now: decidedAt, alreadyAdmitted, tiers: outcomes };
+}
+
+/**
+ * Decides and records an attempt across tiers with the limit script, which
+ * answers only whether it was blocked: one EVALSHA whose reply is one
+ * integer, for `limit()` without an action id.
+ */
+export async function limitWithScript(redis: RedisAdapter, tiers: readonly Tier[], now: number | undefined): Promise<boolean> {
+  const args: (string | number)[] = [now === undefined ? '' : now, nextMember()];
+  for (const { rule } of tiers) {
+    args.push(rule.intervalUs, rule.maxInInterval, rule.minDifferenceUs, rule.countBlocked ? '1' : '0');
+  }
+  const keys = tiers.length === 1 ? [(tiers[0] as Tier).key] : tiers.map((tier) => tier.key);
+  const reply = readInteger(await runScript(redis, LIMIT_SCRIPT, keys, args), `the ${LIMIT_SCRIPT.name} script`);
+  if (reply !== 0 && reply !== 1) throw new StoreError(`Unexpected reply to the ${LIMIT_SCRIPT.name} script from Redis: ${reply}`);
+  return reply === 1;
 }
 
 /** A dry run's sample of one tier: |S|, max(S), the (k-1)-th and the k-th newest. */

@@ -2,17 +2,19 @@ import { UnsupportedError } from '../errors/unsupported-error.js';
 import { admittedMember } from '../action-ids.js';
 import type { RedisAdapter } from '../redis/adapter.js';
 import { readInteger } from '../redis/replies.js';
-import { attemptWithMulti, peekWithMulti } from './redis-multi-path.js';
-import { decideWithScript } from './redis-script-path.js';
+import { attemptWithMulti, limitWithMulti, peekWithMulti } from './redis-multi-path.js';
+import { decideWithScript, limitWithScript } from './redis-script-path.js';
 import type { Store, StoreDecision, Tier } from './store.js';
 
 /**
  * The Redis store. It picks, per call, the cheapest way that is exact:
  *
  * - one limiter with `countBlocked: true` and a local clock: the MULTI path
- *   (plain commands, no EVAL permission needed);
+ *   (plain commands, no EVAL permission needed), unless it asked for the
+ *   script (`useScript`);
  * - anything that must decide before writing (`countBlocked: false`, stacked
- *   tiers, `clock: 'redis'`): the decide script, one EVALSHA;
+ *   tiers, `clock: 'redis'`, action ids): one EVALSHA, of the limit script
+ *   when only the verdict is wanted, of the decide script otherwise;
  * - dry runs: a read-only MULTI, or the script in dry-run mode with the Redis
  *   clock (the time must be read inside Redis).
  */
@@ -32,14 +34,27 @@ export class RedisStore implements Store {
   }
 
   async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
-    const [only] = tiers;
-    if (actionId === undefined && now !== undefined && tiers.length === 1 && only?.rule.countBlocked) {
-      return attemptWithMulti(this.#redis, only, now);
-    }
-    if (!this.#redis.supportsScripts) {
-      throw new UnsupportedError(`Action ids need the decide script, and ${this.#redis.kind} cannot run scripts`);
-    }
+    const multiTier = actionId === undefined ? this.#multiTier(tiers, now) : undefined;
+    if (multiTier !== undefined) return attemptWithMulti(this.#redis, multiTier, now as number);
+    this.#requireScripts(actionId === undefined ? 'This decision needs' : 'Action ids need');
     return decideWithScript(this.#redis, tiers, now, false, actionId);
+  }
+
+  async limit(tiers: readonly Tier[], now: number | undefined): Promise<boolean> {
+    const multiTier = this.#multiTier(tiers, now);
+    if (multiTier !== undefined) return limitWithMulti(this.#redis, multiTier, now as number);
+    this.#requireScripts('This decision needs');
+    return limitWithScript(this.#redis, tiers, now);
+  }
+
+  /** The one tier an attempt is about when the MULTI path can decide it (no action id is the caller's part). */
+  #multiTier(tiers: readonly Tier[], now: number | undefined): Tier | undefined {
+    const [only] = tiers;
+    return now !== undefined && tiers.length === 1 && only?.rule.countBlocked === true && only.useScript !== true ? only : undefined;
+  }
+
+  #requireScripts(what: string): void {
+    if (!this.#redis.supportsScripts) throw new UnsupportedError(`${what} the decide script, and ${this.#redis.kind} cannot run scripts`);
   }
 
   async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {

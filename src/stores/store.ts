@@ -5,6 +5,8 @@ export interface Tier {
   readonly key: string;
   readonly rule: WindowRule;
   readonly store: Store;
+  /** On Redis, decide with the script even where the MULTI could (the `useScript` option). */
+  readonly useScript?: boolean | undefined;
 }
 
 /** One tier's outcome: why it blocks, and its recorded set S' afterwards. */
@@ -46,6 +48,14 @@ export interface Store {
    * action is replaced rather than counted twice.
    */
   attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision>;
+  /**
+   * Decides and records an attempt without an action id, exactly as
+   * `attempt` does, answering only whether it was blocked: what `limit()`
+   * needs, at less cost (no numbers to read back or compute). A store that
+   * decides in this process answers synchronously (a boolean, which cannot
+   * hang); one that asks a server answers with a promise.
+   */
+  limit(tiers: readonly Tier[], now: number | undefined): Promise<boolean> | boolean;
   /** Decides an attempt as `attempt` would, and writes nothing at all. */
   peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision>;
   /** Forgets everything recorded under these keys. */

@@ -16,6 +16,8 @@ export interface BackendCapabilities {
   readonly countBlockedFalse: boolean;
   /** How many random schedules the model test runs. */
   readonly modelSchedules: number;
+  /** Whether the model test also tries `useScript: true` (Redis clients that run scripts). */
+  readonly useScript?: boolean;
 }
 
 export type LimiterFactory = (options: ContractOptions) => RollingRateLimiter;

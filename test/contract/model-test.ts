@@ -15,7 +15,8 @@ import type { BackendCapabilities, LimiterFactory } from './limiter-contract.js'
 const IDS = ['alice', 'bob', '42'];
 
 interface Step {
-  readonly operation: 'limit' | 'peek' | 'clear';
+  /** `limit` compares limitWithInfo(), `limit-verdict` compares limit() (a cheaper path that answers only the verdict). */
+  readonly operation: 'limit' | 'limit-verdict' | 'peek' | 'clear';
   readonly id: string;
   readonly advanceUs: number;
 }
@@ -48,7 +49,7 @@ function randomStep(random: SeededRandom, rules: ReferenceRules): Step {
     random.int(0, intervalUs * 2),
   ]);
   const roll = random.next();
-  const operation = roll < 0.72 ? 'limit' : roll < 0.97 ? 'peek' : 'clear';
+  const operation = roll < 0.4 ? 'limit' : roll < 0.72 ? 'limit-verdict' : roll < 0.97 ? 'peek' : 'clear';
   return { operation, id: random.pick(IDS), advanceUs };
 }
 
@@ -63,6 +64,7 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
     let steps = 0;
     for (let schedule = 0; schedule < schedules; schedule += 1) {
       const rules = randomRules(random, capabilities.countBlockedFalse);
+      const useScript = capabilities.useScript === true && random.chance(0.4);
       const clock = new TestClock(Date.UTC(2026, 0, 1) * 1000 + random.int(0, 1e9));
       const limiter = create({
         interval: rules.intervalMs,
@@ -71,16 +73,22 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
         countBlocked: rules.countBlocked,
         clock: clock.read,
         namespace: `model-${schedule}`,
+        ...(useScript ? { useScript: true } : {}),
       });
       const reference = new ReferenceLimiter(rules);
       const length = random.chance(0.15) ? random.int(60, 120) : random.int(10, 40);
       for (let i = 0; i < length; i += 1) {
         const step = randomStep(random, rules);
         clock.advanceUs(step.advanceUs);
-        const where = `seed ${seed}, schedule ${schedule}, step ${i}, rules ${JSON.stringify(rules)}, ${step.operation} ${step.id}`;
+        const where = `seed ${seed}, schedule ${schedule}, step ${i}, rules ${JSON.stringify(rules)}${useScript ? ' useScript' : ''}, ${step.operation} ${step.id}`;
         if (step.operation === 'clear') {
           await limiter.clear(step.id);
           reference.clear(step.id);
+          continue;
+        }
+        if (step.operation === 'limit-verdict') {
+          expect(await limiter.limit(step.id), where).to.equal(reference.attempt(step.id, clock.now).blocked);
+          steps += 1;
           continue;
         }
         const actual =

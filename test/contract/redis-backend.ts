@@ -75,9 +75,10 @@ export function describeRedisBackend(backend: RedisBackend, volume: BackendVolum
     const factory = (): LimiterFactory => (options) =>
       new RollingRateLimiter({ ...options, client: client(), namespace: namespaces.next(options.namespace) });
 
-    describeLimiterContract(backend.name, factory, { countBlockedFalse: true, modelSchedules: volume.modelSchedules });
+    describeLimiterContract(backend.name, factory, { countBlockedFalse: true, modelSchedules: volume.modelSchedules, useScript: true });
     describeStackContract(backend.name, factory, {
       modelSchedules: volume.stackSchedules,
+      useScript: true,
       foreignLimiter: (options) => new RollingRateLimiter(options),
     });
     describeActionIdContract(backend.name, factory, { modelSchedules: volume.stackSchedules });

@@ -39,6 +39,18 @@ describe('redis-mock', () => {
     expect(error.message).to.include("`clock: 'redis'`").and.to.include('redis-mock');
   });
 
+  it('refuses useScript: true at construction, saying it cannot run scripts', () => {
+    const error = refused(() => new RollingRateLimiter({ client, namespace: 'n', interval: 1000, maxInInterval: 1, useScript: true }));
+    expect(error).to.be.instanceOf(UnsupportedError);
+    expect(error.message).to.include('`useScript: true`').and.to.include('redis-mock');
+  });
+
+  it('accepts useScript: false, which is what it does anyway', async () => {
+    const limiter = new RollingRateLimiter({ client, namespace: 'use-script-false', interval: 1000, maxInInterval: 1, useScript: false });
+    expect(await limiter.limit('u')).to.equal(false);
+    expect(await limiter.limit('u')).to.equal(true);
+  });
+
   it('rejects an attempt with an action id, saying it needs a script', async () => {
     const limiter = new RollingRateLimiter({ client, namespace: 'n', interval: 1000, maxInInterval: 1 });
     const error = (await limiter.limit('u', { actionId: 'a' }).catch((e: unknown) => e)) as Error;

@@ -14,6 +14,8 @@ import type { ContractOptions, LimiterFactory } from './limiter-contract.js';
 export interface StackContractOptions {
   /** How many random schedules the stacked model test runs (MODEL_SCHEDULES overrides it). */
   readonly modelSchedules: number;
+  /** Whether the model test also gives tiers `useScript: true` (Redis clients that run scripts). */
+  readonly useScript?: boolean;
   /**
    * Builds a limiter on a different store than the backend's (e.g. an
    * in-memory one next to Redis): the stack must refuse to stack it with the
@@ -415,7 +417,7 @@ export function describeStackContract(backend: string, factory: () => LimiterFac
       }
     });
 
-    describeStackModelTest(() => create, options.modelSchedules);
+    describeStackModelTest(() => create, options.modelSchedules, options.useScript === true);
   });
 }
 
@@ -437,13 +439,25 @@ function randomTierRules(random: SeededRandom): RulesWithoutNamespace {
   };
 }
 
-type Operation = 'limit' | 'peek' | 'tier-limit' | 'tier-peek' | 'other-limit' | 'other-peek' | 'clear' | 'tier-clear';
+type Operation =
+  | 'limit'
+  | 'limit-verdict'
+  | 'peek'
+  | 'tier-limit'
+  | 'tier-limit-verdict'
+  | 'tier-peek'
+  | 'other-limit'
+  | 'other-peek'
+  | 'clear'
+  | 'tier-clear';
 
 function randomOperation(random: SeededRandom): Operation {
   const roll = random.next();
-  if (roll < 0.5) return 'limit';
+  if (roll < 0.3) return 'limit';
+  if (roll < 0.5) return 'limit-verdict';
   if (roll < 0.68) return 'peek';
-  if (roll < 0.78) return 'tier-limit';
+  if (roll < 0.74) return 'tier-limit';
+  if (roll < 0.78) return 'tier-limit-verdict';
   if (roll < 0.84) return 'tier-peek';
   if (roll < 0.91) return 'other-limit';
   if (roll < 0.95) return 'other-peek';
@@ -486,7 +500,7 @@ function randomOrder(random: SeededRandom, count: number): number[] {
   return indices.slice(0, random.int(1, count));
 }
 
-function describeStackModelTest(factory: () => LimiterFactory, defaultSchedules: number): void {
+function describeStackModelTest(factory: () => LimiterFactory, defaultSchedules: number, tryUseScript: boolean): void {
   const schedules = Number(process.env.MODEL_SCHEDULES ?? defaultSchedules);
   const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
 
@@ -506,6 +520,8 @@ function describeStackModelTest(factory: () => LimiterFactory, defaultSchedules:
           countBlocked: tier.countBlocked,
           clock: clock.read,
           namespace: `stack-model-${schedule}-tier-${i}`,
+          // A tier's own limit() then takes the limit script even with countBlocked: true.
+          ...(tryUseScript && random.chance(0.4) ? { useScript: true } : {}),
         }),
       );
       const stack = new RateLimiterStack(limiters);
@@ -544,6 +560,19 @@ function describeStackModelTest(factory: () => LimiterFactory, defaultSchedules:
             const expected = operation === 'limit' ? reference.attempt(id, clock.now) : reference.peek(id, clock.now);
             expect(actual, where).to.deep.equal(expected);
             lastWaits.set(id, [expected.millisecondsUntilAllowed, ...expected.tiers.map((tier) => tier.millisecondsUntilAllowed)]);
+            break;
+          }
+          case 'limit-verdict': {
+            // limit() alone answers from a cheaper path (the limit script on Redis): only the verdict to compare.
+            const expected = reference.attempt(id, clock.now);
+            expect(await stack.limit(libraryId), where).to.equal(expected.blocked);
+            lastWaits.set(id, [expected.millisecondsUntilAllowed]);
+            break;
+          }
+          case 'tier-limit-verdict': {
+            const expected = reference.attempt(id, clock.now, [tierIndex]);
+            expect(await (limiters[tierIndex] as RollingRateLimiter).limit(libraryId), where).to.equal(expected.blocked);
+            lastWaits.set(id, [expected.millisecondsUntilAllowed]);
             break;
           }
           case 'other-limit':

@@ -17,6 +17,8 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { KeyBuilder } from '../../src/keys.js';
 import { DECIDE_SCRIPT } from '../../src/redis/scripts/decide-script.js';
+import { LIMIT_SCRIPT } from '../../src/redis/scripts/limit-script.js';
+import type { RedisScript } from '../../src/redis/scripts/redis-script.js';
 import { RateLimiterStack, RollingRateLimiter, StoreError, TimeoutError, isRateLimiterError } from '../../src/index.js';
 import {
   connectIORedis,
@@ -137,7 +139,7 @@ describe('script modes when Redis forgets the script', function () {
   const rules = { interval: 60_000, maxInInterval: 3, minDifference: 100, countBlocked: false } as const;
   const reference = (): ReferenceLimiter =>
     new ReferenceLimiter({ intervalMs: rules.interval, maxInInterval: rules.maxInInterval, minDifferenceMs: rules.minDifference, countBlocked: false });
-  const scriptCached = async (): Promise<boolean> => ((await admin.script('EXISTS', DECIDE_SCRIPT.sha1)) as number[])[0] === 1;
+  const scriptCached = async (script: RedisScript): Promise<boolean> => ((await admin.script('EXISTS', script.sha1)) as number[])[0] === 1;
 
   // How Redis goes down: a crash (SIGKILL: no shutdown, only what the AOF holds survives) on ioredis; a
   // graceful restart on node-redis 5, because node-redis 5.9.0 (installed here) can hang for good after a
@@ -170,8 +172,11 @@ describe('script modes when Redis forgets the script', function () {
           expect(actual, `step ${step}`).to.deep.equal(dryRun ? model.peek('user', clock.now) : model.attempt('user', clock.now));
         }
         await admin.script('FLUSH');
-        await limiter.limit('user'); // (a dry run with a local clock is a read-only MULTI: no script)
-        expect(await scriptCached(), 'the EVAL fallback loaded the script again').to.equal(true);
+        await limiter.limitWithInfo('user'); // (a dry run with a local clock is a read-only MULTI: no script)
+        expect(await scriptCached(DECIDE_SCRIPT), 'the EVAL fallback loaded the decide script again').to.equal(true);
+        await admin.script('FLUSH');
+        expect(await limiter.limit('user')).to.equal(model.attempt('user', clock.now).blocked);
+        expect(await scriptCached(LIMIT_SCRIPT), 'the EVAL fallback loaded the limit script again').to.equal(true);
       });
 
       it(`recovers from ${outage.what}, and loses nothing that was acknowledged`, async () => {
@@ -193,13 +198,13 @@ describe('script modes when Redis forgets the script', function () {
         outage.bringDown();
         await server.restart(); // stops the server if it still runs, and starts it again on the same port
         expect(await admin.zcard(key), 'every acknowledged action survived').to.equal(3);
-        expect(await scriptCached(), 'a restarted Redis has no scripts').to.equal(false);
+        expect(await scriptCached(DECIDE_SCRIPT), 'a restarted Redis has no scripts').to.equal(false);
         await retryUntil(`${name} reconnects`, async () => ((await connection.ping(1_000)) ? true : undefined)).catch((error: unknown) => {
           throw new Error(`${String(error)} (${connection.describe()})`, { cause: error });
         });
 
         expect(await step('after the restart: still full', 150)).to.equal(true);
-        expect(await scriptCached(), 'loaded again by the EVAL fallback').to.equal(true);
+        expect(await scriptCached(DECIDE_SCRIPT), 'loaded again by the EVAL fallback').to.equal(true);
         expect(await step('the first action leaves the window', 60_000 - 600)).to.equal(false);
         expect(await step('full again', 100)).to.equal(true);
         expect(await admin.zcard(key)).to.equal(3);

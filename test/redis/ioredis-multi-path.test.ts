@@ -48,6 +48,28 @@ describe('the ioredis MULTI path on real Redis', () => {
     expect(largest).to.be.at.most(rules.maxInInterval + 1);
   });
 
+  it('limit() keeps at most maxInInterval members under a 20,000-attempt flood with four commands a decision, as the model', async function () {
+    this.timeout(120_000);
+    const clock = new TestClock();
+    const namespace = namespaces.next();
+    const limiter = new RollingRateLimiter({ client, namespace, interval: 1000, maxInInterval: 10, clock: clock.read });
+    const reference = new ReferenceLimiter({ intervalMs: 1000, maxInInterval: 10, minDifferenceMs: 0, countBlocked: true });
+    let largest = 0;
+    await client.config('RESETSTAT');
+    for (let i = 0; i < 20_000; i += 1) {
+      clock.advanceUs(i % 1000 === 0 ? 1_500_000 : 37);
+      expect(await limiter.limit('hot'), `attempt ${i}`).to.equal(reference.attempt('hot', clock.now).blocked);
+      if (i % 50 === 0) largest = Math.max(largest, await client.zcard(keyOf(namespace, 'hot')));
+    }
+    expect(largest).to.be.at.most(10);
+    const stats = await client.info('commandstats');
+    const calls = (command: string): number => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    expect(calls('exec')).to.equal(20_000);
+    expect(['zadd', 'zrevrange', 'zremrangebyrank', 'pexpire'].map(calls)).to.deep.equal([20_000, 20_000, 20_000, 20_000]);
+    expect(calls('zremrangebyscore')).to.equal(0);
+    expect(calls('zcard'), 'only this test’s own checks').to.equal(20_000 / 50);
+  });
+
   it('sets the TTL in milliseconds, not whole seconds', async () => {
     const namespace = namespaces.next();
     const limiter = new RollingRateLimiter({ client, namespace, interval: 1500, maxInInterval: 3 });

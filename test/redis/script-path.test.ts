@@ -8,12 +8,13 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe as describeInfo } from '../../src/decision.js';
-import { RateLimiterStack, RollingRateLimiter } from '../../src/index.js';
+import { RateLimiterStack, RollingRateLimiter, UnsupportedError } from '../../src/index.js';
 import { KeyBuilder } from '../../src/keys.js';
 import { internalsOf } from '../../src/limiter-internals.js';
 import type { RedisAdapter } from '../../src/redis/adapter.js';
 import { IORedisAdapter } from '../../src/redis/ioredis-adapter.js';
 import { DECIDE_SCRIPT } from '../../src/redis/scripts/decide-script.js';
+import { LIMIT_SCRIPT } from '../../src/redis/scripts/limit-script.js';
 import { decideWithScript } from '../../src/stores/redis-script-path.js';
 import { MemoryStore } from '../../src/stores/memory-store.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
@@ -39,6 +40,7 @@ describe('the script path on real Redis', () => {
 
   it('loads into Redis under the SHA1 computed at build time', async () => {
     expect(await client.script('LOAD', DECIDE_SCRIPT.lua)).to.equal(DECIDE_SCRIPT.sha1);
+    expect(await client.script('LOAD', LIMIT_SCRIPT.lua)).to.equal(LIMIT_SCRIPT.sha1);
   });
 
   it('recovers from SCRIPT FLUSH before every call, deciding exactly as the model', async () => {
@@ -62,8 +64,41 @@ describe('the script path on real Redis', () => {
       expect(actual, `step ${i}`).to.deep.equal(expected);
     }
     await client.script('FLUSH');
-    await limiter.limit('user');
+    await limiter.limitWithInfo('user');
     expect(await client.script('EXISTS', DECIDE_SCRIPT.sha1), 'EVAL loaded it again').to.deep.equal([1]);
+  });
+
+  for (const mode of [{ countBlocked: false }, { countBlocked: true, useScript: true }]) {
+    it(`limit() with ${JSON.stringify(mode)} runs the limit script, recovers from SCRIPT FLUSH, and decides as the model`, async () => {
+      const clock = new TestClock();
+      const options = { interval: 1000, maxInInterval: 3, minDifference: 100 };
+      const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), ...options, ...mode, clock: clock.read });
+      const reference = new ReferenceLimiter({ intervalMs: 1000, maxInInterval: 3, minDifferenceMs: 100, countBlocked: mode.countBlocked });
+      for (let i = 0; i < 40; i += 1) {
+        await client.script('FLUSH');
+        clock.advanceMs(i % 7 === 0 ? 0 : 60);
+        expect(await limiter.limit('user'), `step ${i}`).to.equal(reference.attempt('user', clock.now).blocked);
+        expect(await client.script('EXISTS', LIMIT_SCRIPT.sha1, DECIDE_SCRIPT.sha1), 'only the limit script ran').to.deep.equal([1, 0]);
+      }
+    });
+  }
+
+  it('refuses useScript: false where only the script can decide: countBlocked false, the Redis clock, a stack', () => {
+    const refusal = (build: () => unknown): Error => {
+      try {
+        build();
+      } catch (error) {
+        return error as Error;
+      }
+      throw new Error('not refused');
+    };
+    const options = { client, namespace: namespaces.next(), interval: 1000, maxInInterval: 1, useScript: false } as const;
+    expect(refusal(() => new RollingRateLimiter({ ...options, countBlocked: false }))).to.be.instanceOf(UnsupportedError);
+    expect(refusal(() => new RollingRateLimiter({ ...options, clock: 'redis' })).message).to.include('`useScript: false`');
+    const other = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 1000, maxInInterval: 1 });
+    const error = refusal(() => new RateLimiterStack([other, new RollingRateLimiter(options)]));
+    expect(error).to.be.instanceOf(UnsupportedError);
+    expect(error.message).to.include('limiters[1]').and.to.include('`useScript: false`');
   });
 
   it('leaves a tier that does not count blocked attempts untouched when another tier blocks', async () => {
@@ -123,6 +158,28 @@ describe('the script path on real Redis', () => {
     expect(calls('zrange')).to.be.at.most(2 * 20_000);
     expect(calls('zrangebyscore') + calls('zrevrangebyscore')).to.equal(0);
   });
+
+  for (const mode of [{ countBlocked: false }, { countBlocked: true, useScript: true }]) {
+    it(`limit() under a 20,000-attempt flood with ${JSON.stringify(mode)}: at most maxInInterval members, one EVALSHA each, as the model`, async function () {
+      this.timeout(120_000);
+      const clock = new TestClock();
+      const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 10, ...mode, clock: clock.read });
+      const reference = new ReferenceLimiter({ intervalMs: 60_000, maxInInterval: 10, minDifferenceMs: 0, countBlocked: mode.countBlocked });
+      const key = keyOf(limiter.namespace, 'hot');
+      let largest = 0;
+      await client.config('RESETSTAT');
+      for (let i = 0; i < 20_000; i += 1) {
+        clock.advanceUs(i % 5000 === 0 ? 61_000_000 : 37);
+        expect(await limiter.limit('hot'), `attempt ${i}`).to.equal(reference.attempt('hot', clock.now).blocked);
+        if (i % 50 === 0) largest = Math.max(largest, await client.zcard(key));
+      }
+      expect(largest).to.be.at.most(10);
+      const stats = await client.info('commandstats');
+      const calls = (command: string): number => Number(new RegExp(`cmdstat_${command}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      expect(calls('evalsha')).to.equal(20_000);
+      expect(calls('zrange') + calls('zrangebyscore') + calls('zrevrangebyscore'), 'no gap rule: nothing is read back').to.equal(0);
+    });
+  }
 
   it('gets back replies of the same size at maxInInterval 10 and 10,000 with the window full', async function () {
     this.timeout(60_000);

@@ -39,6 +39,8 @@ describe('options', () => {
     ['namespace', 42],
     ['clock', 42],
     ['client', 'redis://localhost'],
+    ['useScript', 'yes'],
+    ['useScript', 1],
   ];
   for (const [name, value] of typeErrors) {
     it(`throws a TypeError naming \`${name}\` and the value for ${JSON.stringify(value) ?? 'undefined'}`, () => {
@@ -99,6 +101,14 @@ describe('options', () => {
     const error = thrownBy({ ...valid, clock: 'redis' });
     expect(error).to.be.instanceOf(UnsupportedError);
     expect((error as Error).message).to.include("clock: 'redis'").and.to.include('client');
+  });
+
+  it('refuses useScript without a Redis client', () => {
+    for (const useScript of [true, false]) {
+      const error = thrownBy({ ...valid, useScript });
+      expect(error).to.be.instanceOf(UnsupportedError);
+      expect((error as Error).message).to.include('`useScript`').and.to.include('client');
+    }
   });
 
   it('refuses a client it does not know, listing what is supported', () => {

@@ -4,7 +4,7 @@ import type { WindowRule } from '../../src/decision.js';
 import { StoreError } from '../../src/index.js';
 import type { RedisAdapter } from '../../src/redis/adapter.js';
 import type { RedisCommand } from '../../src/redis/client-types.js';
-import { attemptWithMulti, peekWithMulti } from '../../src/stores/redis-multi-path.js';
+import { attemptWithMulti, limitWithMulti, peekWithMulti } from '../../src/stores/redis-multi-path.js';
 import { MemoryStore } from '../../src/stores/memory-store.js';
 import type { Tier } from '../../src/stores/store.js';
 
@@ -77,5 +77,58 @@ describe('the MULTI path (adapter stubbed)', () => {
     await peekWithMulti(adapter, [tierOf(rule)], now);
     const names = (transaction.firstCall.args[0] as RedisCommand[]).map((command) => command[0]);
     expect(names).to.deep.equal(['zcount', 'zrevrange', 'zrevrange']);
+  });
+
+  describe('limit(), which answers only whether the attempt is blocked', () => {
+    const noGap: WindowRule = { ...rule, minDifferenceUs: 0 };
+
+    it('sends one MULTI of four commands: ZADD, ZREVRANGE k k, ZREMRANGEBYRANK and PEXPIRE in ms', async () => {
+      const { adapter, transaction } = stubAdapter([1, [], 0, 1]);
+      expect(await limitWithMulti(adapter, tierOf(noGap), now)).to.equal(false);
+      const commands = transaction.firstCall.args[0] as RedisCommand[];
+      expect(commands).to.have.length(4);
+      expect(commands[0]?.slice(0, 3)).to.deep.equal(['zadd', 'k', now]);
+      expect(commands.slice(1)).to.deep.equal([
+        ['zrevrange', 'k', 10, 10, 'withscores'],
+        ['zremrangebyrank', 'k', 0, -11],
+        ['pexpire', 'k', 60_000],
+      ]);
+    });
+
+    it('adds ZREVRANGE 0 1 only with a gap rule', async () => {
+      const { adapter, transaction } = stubAdapter([1, [], [], 0, 1]);
+      await limitWithMulti(adapter, tierOf(rule), now);
+      const names = (transaction.firstCall.args[0] as RedisCommand[]).map((command) => command.slice(0, 4).join(' '));
+      expect(names.slice(1)).to.deep.equal(['zrevrange k 10 10', 'zrevrange k 0 1', 'zremrangebyrank k 0 -11', 'pexpire k 60000']);
+    });
+
+    it('blocks by count exactly when the (k+1)-th newest, this attempt included, is inside the window', async () => {
+      const edge = now - noGap.intervalUs;
+      const atEdge = stubAdapter([1, ['old', String(edge)], 0, 1]).adapter;
+      expect(await limitWithMulti(atEdge, tierOf(noGap), now), 'a timestamp exactly `interval` old no longer counts').to.equal(false);
+      const inside = stubAdapter([1, ['old', String(edge + 1)], 0, 1]).adapter;
+      expect(await limitWithMulti(inside, tierOf(noGap), now)).to.equal(true);
+    });
+
+    it('judges the gap on the previous action, skipping its own member and anything older than the window', async () => {
+      const gapRule: WindowRule = { ...rule, intervalUs: 1_000_000, minDifferenceUs: 5_000_000 };
+      const replyWith = (previousScore: number) => async (commands: RedisCommand[]) => {
+        const member = commands[0]?.[3] as string;
+        return [1, [], [member, String(now), 'earlier', String(previousScore)], 0, 1];
+      };
+      const recent = stubAdapter([]);
+      recent.transaction.callsFake(replyWith(now - 900_000));
+      expect(await limitWithMulti(recent.adapter, tierOf(gapRule), now)).to.equal(true);
+      const gone = stubAdapter([]);
+      gone.transaction.callsFake(replyWith(now - 1_000_000)); // left the window: S is empty, no gap to keep
+      expect(await limitWithMulti(gone.adapter, tierOf(gapRule), now)).to.equal(false);
+    });
+
+    it('fails loudly when ZADD did not add the member, or on a reply it cannot read', async () => {
+      for (const replies of [[0, [], 0, 1], [1, 'OK', 0, 1]]) {
+        const { adapter } = stubAdapter(replies);
+        expect(await limitWithMulti(adapter, tierOf(noGap), now).catch((error: unknown) => error)).to.be.instanceOf(StoreError);
+      }
+    });
   });
 });

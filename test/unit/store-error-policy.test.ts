@@ -19,6 +19,7 @@ describe('onStoreError', () => {
   const failure = new StoreError('Redis is down', { cause: new Error('ECONNREFUSED') });
   const failingStore = (): void => {
     sinon.stub(MemoryStore.prototype, 'attempt').rejects(failure);
+    sinon.stub(MemoryStore.prototype, 'limit').rejects(failure);
     sinon.stub(MemoryStore.prototype, 'peek').rejects(failure);
   };
   const rules = (extra: Partial<RollingRateLimiterOptions> = {}): RollingRateLimiterOptions => ({
@@ -66,6 +67,7 @@ describe('onStoreError', () => {
     const primaryStore = internalsOf(limiter)?.store;
     if (primaryStore === undefined) throw new Error('no store');
     sinon.stub(primaryStore, 'attempt').rejects(failure);
+    sinon.stub(primaryStore, 'limit').rejects(failure);
     const first = await limiter.limitWithInfo('u');
     expect(first).to.include({ blocked: false, actionsRemaining: 1 });
     expect(first.storeFailure).to.deep.equal({ policy: 'fallback', error: failure });
