@@ -2,6 +2,7 @@
 // it is written (countBlocked: false, stacked tiers, the Redis clock, action
 // ids).
 
+import { microsecondsToWholeMillisecondsUp } from '../clock.js';
 import { decideTiers, judge, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../decision.js';
 import { StoreError } from '../errors/store-error.js';
 import { nextMember } from '../member.js';
@@ -75,9 +76,16 @@ export async function decideWithScript(
  * integer, for `limit()` without an action id.
  */
 export async function limitWithScript(redis: RedisAdapter, tiers: readonly Tier[], now: number | undefined): Promise<boolean> {
-  const args: (string | number)[] = [now === undefined ? '' : now, nextMember()];
+  const args: string[] = [now === undefined ? '' : String(now), nextMember()];
   for (const { rule } of tiers) {
-    args.push(rule.intervalUs, rule.maxInInterval, rule.minDifferenceUs, rule.countBlocked ? '1' : '0');
+    args.push(
+      String(rule.intervalUs),
+      String(rule.maxInInterval),
+      String(rule.minDifferenceUs),
+      rule.countBlocked ? '1' : '0',
+      String(microsecondsToWholeMillisecondsUp(rule.intervalUs)),
+      now === undefined ? '' : String(now - rule.intervalUs),
+    );
   }
   const keys = tiers.length === 1 ? [(tiers[0] as Tier).key] : tiers.map((tier) => tier.key);
   const reply = readInteger(await runScript(redis, LIMIT_SCRIPT, keys, args), `the ${LIMIT_SCRIPT.name} script`);
