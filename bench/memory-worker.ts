@@ -9,7 +9,7 @@
 // { slice } (or { error }), and { op: 'close' } by exiting. Exits when the
 // parent goes away.
 
-import { noopFloor } from './contenders/floors.js';
+import { memoryWindowFloor, noopFloor } from './contenders/floors.js';
 import { libraryMemoryContender } from './contenders/library.js';
 import { peerMemoryContenders } from './contenders/peers.js';
 import type { Instance } from './contenders/types.js';
@@ -19,7 +19,7 @@ import { THROUGHPUT_SCENARIOS } from './workloads.js';
 export type WorkerRequest = { readonly op: 'warm' | 'slice'; readonly ms: number } | { readonly op: 'close' };
 export type WorkerReply = { readonly slice: import('./measure.js').Slice } | { readonly error: string };
 
-const MEMORY_CONTENDERS = [libraryMemoryContender, ...peerMemoryContenders, noopFloor];
+const MEMORY_CONTENDERS = [libraryMemoryContender, ...peerMemoryContenders, noopFloor, memoryWindowFloor];
 
 function send(reply: WorkerReply): void {
   process.send?.(reply);

@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis5';
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
 import { parseArgs, selected, USAGE, type BenchOptions } from './cli.js';
-import { floorContenders, noopFloor } from './contenders/floors.js';
+import { floorContenders, memoryWindowFloor, noopFloor } from './contenders/floors.js';
 import { libraryMemoryContender, libraryRedisContenders } from './contenders/library.js';
 import { peerMemoryContenders, peerRedisContenders } from './contenders/peers.js';
 import type { Clients, Contender } from './contenders/types.js';
@@ -24,8 +24,17 @@ import { runThroughput, type Cell, type ThroughputRecord } from './scenarios/thr
 import { computeTargets } from './targets.js';
 import { BYTES_MAXIMA, THROUGHPUT_SCENARIOS } from './workloads.js';
 
-const BYTES_CONTENDERS = ['lib-multi@ioredis', 'lib-script@ioredis', 'lib-multi@node-redis5', 'lib-script@node-redis5', 'rrl@ioredis'];
-const KEY_MEMORY_CONTENDERS = ['lib-multi@ioredis', 'lib-script@ioredis', 'rrl@ioredis'];
+const BYTES_CONTENDERS = [
+  'lib-multi@ioredis',
+  'lib-script@ioredis',
+  'lib-script-cb@ioredis',
+  'lib-multi@node-redis5',
+  'lib-script@node-redis5',
+  'lib-script-cb@node-redis5',
+  'rrl@ioredis',
+];
+const KEY_MEMORY_CONTENDERS = ['lib-multi@ioredis', 'lib-script@ioredis', 'lib-script-cb@ioredis', 'rrl@ioredis'];
+// The floors (floor-noop, floor-memory-window) have no heap measurement: bench/memory-heap.ts knows only these.
 const HEAP_CONTENDERS = ['lib-memory', 'rrl-memory', 'rlf-memory'];
 
 const log = (line: string): void => console.log(line);
@@ -47,7 +56,7 @@ async function bench(options: BenchOptions, server: RedisServer): Promise<void> 
     log(`redis-server pid ${server.pid} on ${server.url}; ${options.runs} run(s), ${options.durationMs} ms per measurement${options.only === undefined ? '' : `, only "${options.only}"`}\n`);
 
     const redisContenders = [...libraryRedisContenders(clients), ...peerRedisContenders(clients), ...floorContenders(clients)];
-    const memoryContenders = [libraryMemoryContender, ...peerMemoryContenders, noopFloor];
+    const memoryContenders = [libraryMemoryContender, ...peerMemoryContenders, noopFloor, memoryWindowFloor];
     const all = [...redisContenders, ...memoryContenders];
     const tag = randomBytes(3).toString('hex');
     let counter = 0;

@@ -1,11 +1,11 @@
 // This library's contenders: the MULTI path (countBlocked: true), the script
-// path (countBlocked: false), a three-tier stack, the Redis clock, on ioredis
-// and on node-redis 5, and the in-memory store.
+// path (countBlocked: false), the script path asked for with countBlocked:
+// true (useScript: true), a three-tier stack, the Redis clock, on ioredis and
+// on node-redis 5, and the in-memory store.
 
 import { RateLimiterStack, RollingRateLimiter, type RedisClient } from '../../src/index.js';
+import { stackTiers } from './stack-tiers.js';
 import { libraryKey, type Backend, type Clients, type Contender, type Instance, type Rules } from './types.js';
-
-const DAY_MS = 86_400_000;
 
 function single(client: RedisClient | undefined, rules: Rules, namespace: string, extra: { countBlocked?: boolean; clock?: 'redis' }): Instance {
   const limiter = new RollingRateLimiter({ ...rules, ...extra, ...(client === undefined ? {} : { client, namespace }) });
@@ -14,19 +14,15 @@ function single(client: RedisClient | undefined, rules: Rules, namespace: string
 
 /**
  * Three tiers on one action, countBlocked false: per second, per minute (the
- * scenario's own rule, whatever its interval) and per day. The per-minute tier
- * is the one a single limiter of the same scenario enforces.
+ * scenario's own rule, whatever its interval) and per day; see
+ * ./stack-tiers.ts, shared with the stack's bare Lua floor. The per-minute
+ * tier is the one a single limiter of the same scenario enforces.
  */
 function stack(client: RedisClient, rules: Rules, namespace: string): Instance {
-  const tier = (suffix: string, interval: number, maxInInterval: number): RollingRateLimiter =>
-    new RollingRateLimiter({ client, namespace: `${namespace}-${suffix}`, interval, maxInInterval, countBlocked: false });
-  const limiters = [
-    tier('second', 1_000, Math.max(1, Math.floor(rules.maxInInterval / 2))),
-    new RollingRateLimiter({ ...rules, client, namespace: `${namespace}-minute`, countBlocked: false }),
-    tier('day', DAY_MS, rules.maxInInterval * 100),
-  ];
-  const tiers = new RateLimiterStack(limiters);
-  return { decide: (id) => tiers.limit(id), keyOf: (id) => libraryKey(`${namespace}-minute`, id) };
+  const tiers = stackTiers(rules, namespace);
+  const limiters = tiers.map((tier) => new RollingRateLimiter({ ...tier, client, countBlocked: false }));
+  const stacked = new RateLimiterStack(limiters);
+  return { decide: (id) => stacked.limit(id), keyOf: (id) => libraryKey(tiers[1].namespace, id) };
 }
 
 function redisContenders(client: RedisClient, backend: Backend, suffix: string, all: boolean): Contender[] {
@@ -44,6 +40,17 @@ function redisContenders(client: RedisClient, backend: Backend, suffix: string, 
       family: 'library',
       backend,
       create: async (rules, namespace) => single(client, rules, namespace, { countBlocked: false }),
+    },
+    {
+      id: `lib-script-cb@${suffix}`,
+      label: `this lib, script path (countBlocked true, useScript), ${backend}`,
+      family: 'library',
+      backend,
+      create: async (rules, namespace) => {
+        // Spelled out rather than through single(): `useScript` is checked against the options type here.
+        const limiter = new RollingRateLimiter({ ...rules, client, namespace, countBlocked: true, useScript: true });
+        return { decide: (id) => limiter.limit(id), keyOf: (id) => libraryKey(namespace, id) };
+      },
     },
   ];
   if (!all) return list;
@@ -66,7 +73,7 @@ function redisContenders(client: RedisClient, backend: Backend, suffix: string, 
   return list;
 }
 
-/** The library on ioredis (all four Redis modes) and on node-redis 5 (both paths). */
+/** The library on ioredis (all five Redis modes) and on node-redis 5 (its three paths). */
 export function libraryRedisContenders(clients: Clients): Contender[] {
   return [
     ...redisContenders(clients.ioredis, 'ioredis', 'ioredis', true),

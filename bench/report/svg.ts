@@ -33,7 +33,7 @@ const LEGEND: readonly [string, string][] = [
   ['#7aa7f7', 'this library (node-redis 5)'],
   ['#dc2626', 'rolling-rate-limiter 0.4.2'],
   ['#f59e0b', 'rate-limiter-flexible (fixed window)'],
-  ['#15803d', 'raw floor (ioredis)'],
+  ['#15803d', 'raw floor (ioredis / memory)'],
   ['#86d9a1', 'raw floor (node-redis 5)'],
 ];
 

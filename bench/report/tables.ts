@@ -10,6 +10,26 @@ export interface Table {
   readonly headers: readonly string[];
   readonly rows: readonly (readonly string[])[];
   readonly note?: string;
+  /** One line each, under the note: what some of the rows are (only rows present in the table). */
+  readonly explanations?: readonly string[];
+}
+
+/** One line for each kind of row that needs saying what it is, by contender id prefix. */
+const EXPLANATIONS: readonly (readonly [string, string])[] = [
+  ['lib-script-cb@', 'script path (countBlocked true, useScript): `useScript: true` sends a countBlocked-true limiter through the one-EVALSHA script path instead of the MULTI path.'],
+  [
+    'floor-lua-stack3@',
+    "floor: bare EVALSHA, 3 tiers: the least Lua deciding the 3-tier stack in one call (per second max/2, the scenario's per-minute rule, per day max×100; countBlocked false, no gap rule): prune and count each tier, blocked at the first full one with nothing added, else ZADD and PEXPIRE on all three keys.",
+  ],
+  ['floor-ping@', 'floor: PING round trip: one PING per decision, no key touched; the most a limiter that makes one round trip per decision can reach with that client (at c1, the round-trip ceiling).'],
+  [
+    'floor-memory-window',
+    'floor: minimal rolling window in a Map: the least work an exact in-memory rolling window does (µs timestamps per id, drop the expired ones from the front, compare, push); no gap rule, no wait time, no clean-up of idle ids.',
+  ],
+];
+
+function explain(contenders: BenchResults['contenders']): string[] {
+  return EXPLANATIONS.filter(([prefix]) => contenders.some((c) => c.id.startsWith(prefix))).map(([, line]) => line);
 }
 
 const integer = (value: number): string => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–');
@@ -33,7 +53,8 @@ function contendersOn(results: BenchResults, backends: 'redis' | 'memory'): Benc
 }
 
 export function throughputTable(results: BenchResults): Table {
-  const rows = contendersOn(results, 'redis').map((c) => [
+  const contenders = contendersOn(results, 'redis');
+  const rows = contenders.map((c) => [
     c.label,
     cell(results, 'redis-many-c1', c.id, undefined, integer),
     cell(results, 'redis-many-c64', c.id, undefined, integer),
@@ -47,6 +68,7 @@ export function throughputTable(results: BenchResults): Table {
     headers: ['contender', 'many ids c1', 'many ids c64', 'hot id c1', 'hot id c64', 'p50 µs', 'p99 µs'],
     rows,
     note: 'many ids: 100,000 ids, 10 per minute, mostly allowed; hot id: one id, 10 per minute, mostly blocked. c64 = 64 calls in flight from one process.',
+    explanations: explain(contenders),
   };
 }
 
@@ -70,7 +92,8 @@ export function serverTable(results: BenchResults): Table {
 }
 
 export function memoryTable(results: BenchResults): Table {
-  const rows = contendersOn(results, 'memory').map((c) => {
+  const contenders = contendersOn(results, 'memory');
+  const rows = contenders.map((c) => {
     const heap = results.heap.find((record) => record.contender === c.id);
     return [
       c.label,
@@ -86,7 +109,8 @@ export function memoryTable(results: BenchResults): Table {
     title: 'In-memory: decisions per second (median of runs), latency, heap',
     headers: ['contender', 'many ids c1', 'hot id c1', 'p50 µs', 'p99 µs', 'heap MiB / 1M ids', 'after 2nd wave'],
     rows,
-    note: 'max 100 per minute. Heap: heapUsed growth after one allowed decision for each of 1M new ids (after gc); "after 2nd wave": 1M more new ids once the first ones expired (injected clock).',
+    note: 'max 100 per minute. Heap: heapUsed growth after one allowed decision for each of 1M new ids (after gc); "after 2nd wave": 1M more new ids once the first ones expired (injected clock). The floors have no heap measurement.',
+    explanations: explain(contenders),
   };
 }
 
@@ -130,9 +154,15 @@ export function targetsTable(targets: readonly TargetResult[]): Table {
       t.target,
       `${decimal(t.ratio, 2)}×${t.spread === undefined ? '' : ` [${decimal(t.spread[0], 2)}–${decimal(t.spread[1], 2)}]`}`,
       t.goal,
-      t.pass ? 'pass' : 'MISS',
+      t.informational === true ? (t.pass ? 'yes' : 'no') : t.pass ? 'pass' : 'MISS',
       t.measure,
     ]),
+    explanations: [
+      ...(targets.some((t) => t.target.startsWith('ceiling:'))
+        ? ['ceiling: rows measure a bound (a bare PING, script or MULTI, a minimal in-memory window, Redis CPU per decision), not this library, and follow the target they bound: a MISS there means that target cannot be reached on this machine.']
+        : []),
+      ...(targets.some((t) => t.informational === true) ? ['(info) rows document a trade-off (yes / no), they are not goals: is the useScript option faster than the MULTI path?'] : []),
+    ],
   };
 }
 
@@ -140,10 +170,17 @@ export function targetsTable(targets: readonly TargetResult[]): Table {
 export function renderText(table: Table): string {
   const widths = table.headers.map((header, i) => Math.max(header.length, ...table.rows.map((row) => (row[i] ?? '').length)));
   const line = (cells: readonly string[]): string => cells.map((text, i) => (i === 0 ? text.padEnd(widths[i] ?? 0) : text.padStart(widths[i] ?? 0))).join('  ');
-  return [`== ${table.title}`, line(table.headers), line(widths.map((w) => '-'.repeat(w))), ...table.rows.map(line), ...(table.note === undefined ? [] : [`   ${table.note}`])].join('\n');
+  return [
+    `== ${table.title}`,
+    line(table.headers),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...table.rows.map(line),
+    ...(table.note === undefined ? [] : [`   ${table.note}`]),
+    ...(table.explanations ?? []).map((text) => `   - ${text}`),
+  ].join('\n');
 }
 
-/** A GitHub-flavoured markdown table with its title and note. */
+/** A GitHub-flavoured markdown table with its title, note and explanations. */
 export function renderMarkdown(table: Table): string {
   const escape = (text: string): string => text.replace(/\|/g, '\\|');
   const align = table.headers.map((_, i) => (i === 0 ? '---' : '---:'));
@@ -154,5 +191,6 @@ export function renderMarkdown(table: Table): string {
     `| ${align.join(' | ')} |`,
     ...table.rows.map((row) => `| ${row.map(escape).join(' | ')} |`),
     ...(table.note === undefined ? [] : ['', table.note]),
+    ...(table.explanations === undefined || table.explanations.length === 0 ? [] : ['', ...table.explanations.map((text) => `- ${text}`)]),
   ].join('\n');
 }
