@@ -5,6 +5,7 @@ import { expect } from 'chai';
 import redisMock from 'redis-mock';
 import { RateLimiterStack, RollingRateLimiter, UnsupportedError, type RedisClient } from '../../src/index.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
+import { refused } from '../support/refused.js';
 import { describeLimiterContract } from './limiter-contract.js';
 
 describe('redis-mock', () => {
@@ -18,14 +19,6 @@ describe('redis-mock', () => {
     { countBlockedFalse: false, modelSchedules: 300 },
   );
 
-  const refused = (build: () => unknown): Error => {
-    try {
-      build();
-    } catch (error) {
-      return error as Error;
-    }
-    throw new Error('expected construction to fail');
-  };
 
   it('refuses countBlocked: false at construction, saying it needs a script', () => {
     const error = refused(() => new RollingRateLimiter({ client, namespace: 'n', interval: 1000, maxInInterval: 1, countBlocked: false }));

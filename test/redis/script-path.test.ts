@@ -18,6 +18,7 @@ import { LIMIT_SCRIPT } from '../../src/redis/scripts/limit-script.js';
 import { decideWithScript } from '../../src/stores/redis-script-path.js';
 import { MemoryStore } from '../../src/stores/memory-store.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
+import { refused } from '../support/refused.js';
 import { SeededRandom } from '../support/random.js';
 import { ReferenceLimiter } from '../support/reference-model.js';
 import { useRedis } from '../support/redis-server.js';
@@ -84,19 +85,11 @@ describe('the script path on real Redis', () => {
   }
 
   it('refuses useScript: false where only the script can decide: countBlocked false, the Redis clock, a stack', () => {
-    const refusal = (build: () => unknown): Error => {
-      try {
-        build();
-      } catch (error) {
-        return error as Error;
-      }
-      throw new Error('not refused');
-    };
     const options = { client, namespace: namespaces.next(), interval: 1000, maxInInterval: 1, useScript: false } as const;
-    expect(refusal(() => new RollingRateLimiter({ ...options, countBlocked: false }))).to.be.instanceOf(UnsupportedError);
-    expect(refusal(() => new RollingRateLimiter({ ...options, clock: 'redis' })).message).to.include('`useScript: false`');
+    expect(refused(() => new RollingRateLimiter({ ...options, countBlocked: false }))).to.be.instanceOf(UnsupportedError);
+    expect(refused(() => new RollingRateLimiter({ ...options, clock: 'redis' })).message).to.include('`useScript: false`');
     const other = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 1000, maxInInterval: 1 });
-    const error = refusal(() => new RateLimiterStack([other, new RollingRateLimiter(options)]));
+    const error = refused(() => new RateLimiterStack([other, new RollingRateLimiter(options)]));
     expect(error).to.be.instanceOf(UnsupportedError);
     expect(error.message).to.include('limiters[1]').and.to.include('`useScript: false`');
   });
