@@ -4,14 +4,15 @@
 import type { StoreError } from './errors/store-error.js';
 import type { TimeoutError } from './errors/timeout-error.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
+import type { Store, Tier } from './stores/store.js';
 import { isStoreFailure } from './store-error-policy.js';
 import { callStore } from './with-timeout.js';
 
 const BLOCKED: Promise<boolean> = Promise.resolve(true);
 const ALLOWED: Promise<boolean> = Promise.resolve(false);
 
-/** A rejected promise for something thrown before the store was asked (a bad id, a bad clock). */
-export function rejectionOf(error: unknown): Promise<never> {
+/** A rejected promise for something thrown instead of returned. */
+function rejectionOf(error: unknown): Promise<never> {
   return Promise.reject(error instanceof Error ? error : new Error(String(error)));
 }
 
@@ -21,23 +22,36 @@ export function blockedOf(info: RateLimitInfo): boolean {
 }
 
 /**
- * Settles `limit()` with the store's answer. A synchronous answer (the
- * in-memory store) cannot hang, so it needs no timer: it becomes one of two
- * promises settled once for all. A promise (Redis) is given `timeoutMs`, as
- * every store call is; a store failure or a timeout goes to the
+ * `limit()` without an action id, for a limiter and a stack alike: builds the
+ * tiers and reads the clock (a bad id or a bad clock rejects as it is), asks
+ * the store for the verdict alone, and settles with it. A synchronous answer
+ * (the in-memory store) cannot hang, so it needs no timer: it becomes one of
+ * two promises settled once for all. A promise (Redis) is given `timeoutMs`,
+ * as every store call is; a store failure or a timeout goes to the
  * `onStoreError` policy, and any other error rejects as it is.
  *
- * @param ask Asks the store; may throw.
- * @param onStoreFailure Applies the limiter's policy to a store failure.
+ * @param tiersOf The tiers of the id being limited; throws a TypeError for a bad id.
+ * @param readClock Reads the attempt's time; undefined when the store reads it (`clock: 'redis'`).
+ * @param onStoreFailure Applies the policy to a store failure.
  */
-export function answerLimit(
-  ask: () => Promise<boolean> | boolean,
+export function limitThrough(
+  store: Store,
+  tiersOf: () => Tier[],
+  readClock: (() => number) | undefined,
   timeoutMs: number,
   onStoreFailure: (error: StoreError | TimeoutError) => Promise<RateLimitInfo>,
 ): Promise<boolean> {
+  let tiers: Tier[];
+  let now: number | undefined;
+  try {
+    tiers = tiersOf();
+    now = readClock?.();
+  } catch (error) {
+    return rejectionOf(error);
+  }
   let answer: Promise<boolean> | boolean;
   try {
-    answer = ask();
+    answer = store.limit(tiers, now);
   } catch (error) {
     answer = rejectionOf(error);
   }

@@ -9,7 +9,7 @@ import type { Store, Tier } from './stores/store.js';
 import { describeValue, normalizeStoreErrorPolicy } from './options.js';
 import { decideOnStoreError, isStoreFailure, type StoreErrorPolicy } from './store-error-policy.js';
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
-import { answerLimit, blockedOf, rejectionOf } from './limit-answer.js';
+import { blockedOf, limitThrough } from './limit-answer.js';
 import { callStore } from './with-timeout.js';
 import { normalizeActionId, type AttemptOptions } from './action-ids.js';
 
@@ -121,16 +121,10 @@ export class RateLimiterStack {
    */
   limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
     if (options?.actionId !== undefined) return this.limitWithInfo(id, options).then(blockedOf);
-    let tiers: Tier[];
-    let now: number | undefined;
-    try {
-      tiers = this.#tiersOf(id);
-      now = (this.#tiers[0] as LimiterInternals).readClock?.();
-    } catch (error) {
-      return rejectionOf(error);
-    }
-    return answerLimit(
-      () => this.#store.limit(tiers, now),
+    return limitThrough(
+      this.#store,
+      () => this.#tiersOf(id),
+      (this.#tiers[0] as LimiterInternals).readClock,
       this.#timeout,
       (error) => decideOnStoreError(this.#onStoreError, error, 'attempt', id, (blocked) => this.#fixedDecision(blocked)),
     );

@@ -13,7 +13,7 @@ import { RedisStore } from './stores/redis-store.js';
 import type { Store, Tier } from './stores/store.js';
 import { decideOnStoreError, isStoreFailure } from './store-error-policy.js';
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
-import { answerLimit, blockedOf, rejectionOf } from './limit-answer.js';
+import { blockedOf, limitThrough } from './limit-answer.js';
 import { callStore } from './with-timeout.js';
 import { normalizeActionId, type AttemptOptions } from './action-ids.js';
 
@@ -148,16 +148,10 @@ export class RollingRateLimiter {
    */
   limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
     if (options?.actionId !== undefined) return this.limitWithInfo(id, options).then(blockedOf);
-    let now: number | undefined;
-    let tier: Tier;
-    try {
-      tier = this.#tierOf(id);
-      now = this.#readClock?.();
-    } catch (error) {
-      return rejectionOf(error);
-    }
-    return answerLimit(
-      () => this.#store.limit([tier], now),
+    return limitThrough(
+      this.#store,
+      () => [this.#tierOf(id)],
+      this.#readClock,
       this.#timeout,
       (error) => decideOnStoreError(this.#options.onStoreError, error, 'attempt', id, (blocked) => this.#fixedDecision(blocked)),
     );

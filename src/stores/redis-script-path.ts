@@ -87,7 +87,7 @@ export async function limitWithScript(redis: RedisAdapter, tiers: readonly Tier[
       now === undefined ? '' : String(now - rule.intervalUs),
     );
   }
-  const keys = tiers.length === 1 ? [(tiers[0] as Tier).key] : tiers.map((tier) => tier.key);
+  const keys = tiers.map((tier) => tier.key);
   const reply = readInteger(await runScript(redis, LIMIT_SCRIPT, keys, args), `the ${LIMIT_SCRIPT.name} script`);
   if (reply !== 0 && reply !== 1) throw new StoreError(`Unexpected reply to the ${LIMIT_SCRIPT.name} script from Redis: ${reply}`);
   return reply === 1;

@@ -54,7 +54,7 @@ export class RedisStore implements Store {
   }
 
   #requireScripts(what: string): void {
-    if (!this.#redis.supportsScripts) throw new UnsupportedError(`${what} the decide script, and ${this.#redis.kind} cannot run scripts`);
+    if (!this.#redis.supportsScripts) throw new UnsupportedError(`${what} a Lua script, and ${this.#redis.kind} cannot run scripts`);
   }
 
   async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
