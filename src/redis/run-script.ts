@@ -22,26 +22,29 @@ function missingPermission(error: Error): StoreError {
   );
 }
 
+/** A refusal for lack of permission, explained; any other error as it is. */
+function explained(error: unknown): unknown {
+  return isNoPermissionError(error) ? missingPermission(error as Error) : error;
+}
+
 /**
  * Runs a script by its SHA1, and sends the whole text once when Redis does not
  * know it (after a restart, a `SCRIPT FLUSH`, a failover to a fresh replica),
- * which also loads it for the next calls.
+ * which also loads it for the next calls. The reply is handed to `read`, in
+ * the same step: a plain promise chain rather than an `async` function,
+ * because this runs on every decision and each step costs.
  */
-export async function runScript(
+export function runScript<T>(
   redis: RedisAdapter,
   script: RedisScript,
   keys: readonly string[],
   args: readonly (string | number)[],
-): Promise<unknown> {
-  try {
-    try {
-      return await redis.evalsha(script.sha1, keys, args);
-    } catch (error) {
-      if (!isNoScriptError(error)) throw error;
-      return await redis.eval(script.lua, keys, args);
-    }
-  } catch (error) {
-    if (isNoPermissionError(error)) throw missingPermission(error as Error);
-    throw error;
-  }
+  read: (reply: unknown) => T,
+): Promise<T> {
+  return redis.evalsha(script.sha1, keys, args).then(read, (error: unknown) => {
+    if (!isNoScriptError(error)) throw explained(error);
+    return redis.eval(script.lua, keys, args).then(read, (retryError: unknown) => {
+      throw explained(retryError);
+    });
+  });
 }

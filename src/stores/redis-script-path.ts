@@ -7,10 +7,13 @@ import { decideTiers, judge, type RecordedWindow, type Verdict, type WindowRule,
 import { StoreError } from '../errors/store-error.js';
 import { nextMember } from '../member.js';
 import type { RedisAdapter } from '../redis/adapter.js';
+import { decimalString } from '../redis/decimal.js';
 import { readInteger } from '../redis/replies.js';
 import { runScript } from '../redis/run-script.js';
 import { DECIDE_SCRIPT } from '../redis/scripts/decide-script.js';
+import { LIMIT_ONE_TIER_SCRIPT } from '../redis/scripts/limit-one-tier-script.js';
 import { LIMIT_SCRIPT } from '../redis/scripts/limit-script.js';
+import type { RedisScript } from '../redis/scripts/redis-script.js';
 import type { StoreDecision, Tier, TierOutcome } from './store.js';
 
 const HEADER_VALUES = 3;
@@ -36,16 +39,7 @@ export async function decideWithScript(
   for (const { rule } of tiers) {
     args.push(rule.intervalUs, rule.maxInInterval, rule.minDifferenceUs, rule.countBlocked ? '1' : '0');
   }
-  const reply = await runScript(
-    redis,
-    DECIDE_SCRIPT,
-    tiers.map((tier) => tier.key),
-    args,
-  );
-  if (!Array.isArray(reply) || reply.length !== HEADER_VALUES + VALUES_PER_TIER * tiers.length) {
-    throw new StoreError(`Unexpected reply to the ${DECIDE_SCRIPT.name} script from Redis: ${JSON.stringify(reply)?.slice(0, 120)}`);
-  }
-  const values = reply.map((value) => readInteger(value, `the ${DECIDE_SCRIPT.name} script`));
+  const values = await runScript(redis, DECIDE_SCRIPT, tiers.map((tier) => tier.key), args, (reply) => decideValuesOf(reply, tiers.length));
   const decidedAt = values[0] as number;
   const allowedByScript = values[1] === 1;
   const alreadyAdmitted = values[2] === 1;
@@ -73,9 +67,12 @@ export async function decideWithScript(
 /**
  * Decides and records an attempt across tiers with the limit script, which
  * answers only whether it was blocked: one EVALSHA whose reply is one
- * integer, for `limit()` without an action id.
+ * integer, for `limit()` without an action id. One tier on the caller's
+ * clock (the common case) takes the one-tier script and its shorter request.
  */
-export async function limitWithScript(redis: RedisAdapter, tiers: readonly Tier[], now: number | undefined): Promise<boolean> {
+export function limitWithScript(redis: RedisAdapter, tiers: readonly Tier[], now: number | undefined): Promise<boolean> {
+  const [only] = tiers;
+  if (only !== undefined && tiers.length === 1 && now !== undefined) return limitOneTierWithScript(redis, only, now);
   const args: string[] = [now === undefined ? '' : String(now), nextMember()];
   for (const { rule } of tiers) {
     args.push(
@@ -87,10 +84,52 @@ export async function limitWithScript(redis: RedisAdapter, tiers: readonly Tier[
       now === undefined ? '' : String(now - rule.intervalUs),
     );
   }
-  const keys = tiers.map((tier) => tier.key);
-  const reply = readInteger(await runScript(redis, LIMIT_SCRIPT, keys, args), `the ${LIMIT_SCRIPT.name} script`);
-  if (reply !== 0 && reply !== 1) throw new StoreError(`Unexpected reply to the ${LIMIT_SCRIPT.name} script from Redis: ${reply}`);
-  return reply === 1;
+  return runScript(redis, LIMIT_SCRIPT, tiers.map((tier) => tier.key), args, readLimitVerdict);
+}
+
+/**
+ * What the one-tier limit script is told about a rule, as strings, from
+ * ARGV[4] on: maxInInterval and the TTL, then the gap and countBlocked only
+ * when either is not the default.
+ */
+type RuleArguments = readonly string[];
+
+/** Each rule's arguments, worked out once: a limiter's rule never changes, and its calls are many. */
+const ruleArguments = new WeakMap<WindowRule, RuleArguments>();
+
+function ruleArgumentsOf(rule: WindowRule): RuleArguments {
+  let strings = ruleArguments.get(rule);
+  if (strings === undefined) {
+    const always = [String(rule.maxInInterval), String(microsecondsToWholeMillisecondsUp(rule.intervalUs))];
+    const isDefault = rule.minDifferenceUs === 0 && !rule.countBlocked;
+    strings = isDefault ? always : [...always, String(rule.minDifferenceUs), rule.countBlocked ? '1' : '0'];
+    ruleArguments.set(rule, strings);
+  }
+  return strings;
+}
+
+/** One tier at the caller's `now`, with the one-tier limit script. */
+function limitOneTierWithScript(redis: RedisAdapter, { key, rule }: Tier, now: number): Promise<boolean> {
+  const args = [decimalString(now), nextMember(), decimalString(now - rule.intervalUs), ...ruleArgumentsOf(rule)];
+  return runScript(redis, LIMIT_ONE_TIER_SCRIPT, [key], args, readOneTierVerdict);
+}
+
+/** A limit script's reply: 1 blocked, 0 allowed, anything else a failure. */
+function verdictOf(script: RedisScript, reply: unknown): boolean {
+  const value = readInteger(reply, `the ${script.name} script`);
+  if (value !== 0 && value !== 1) throw new StoreError(`Unexpected reply to the ${script.name} script from Redis: ${value}`);
+  return value === 1;
+}
+
+const readLimitVerdict = (reply: unknown): boolean => verdictOf(LIMIT_SCRIPT, reply);
+const readOneTierVerdict = (reply: unknown): boolean => verdictOf(LIMIT_ONE_TIER_SCRIPT, reply);
+
+/** The decide script's reply: the header, then each tier's values, all integers. */
+function decideValuesOf(reply: unknown, tierCount: number): number[] {
+  if (!Array.isArray(reply) || reply.length !== HEADER_VALUES + VALUES_PER_TIER * tierCount) {
+    throw new StoreError(`Unexpected reply to the ${DECIDE_SCRIPT.name} script from Redis: ${JSON.stringify(reply)?.slice(0, 120)}`);
+  }
+  return reply.map((value) => readInteger(value, `the ${DECIDE_SCRIPT.name} script`));
 }
 
 /** A dry run's sample of one tier: |S|, max(S), the (k-1)-th and the k-th newest. */

@@ -14,8 +14,9 @@ import { internalsOf } from '../../src/limiter-internals.js';
 import type { RedisAdapter } from '../../src/redis/adapter.js';
 import { IORedisAdapter } from '../../src/redis/ioredis-adapter.js';
 import { DECIDE_SCRIPT } from '../../src/redis/scripts/decide-script.js';
+import { LIMIT_ONE_TIER_SCRIPT } from '../../src/redis/scripts/limit-one-tier-script.js';
 import { LIMIT_SCRIPT } from '../../src/redis/scripts/limit-script.js';
-import { decideWithScript } from '../../src/stores/redis-script-path.js';
+import { decideWithScript, limitWithScript } from '../../src/stores/redis-script-path.js';
 import { MemoryStore } from '../../src/stores/memory-store.js';
 import { commandCalls } from '../support/command-stats.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
@@ -43,6 +44,7 @@ describe('the script path on real Redis', () => {
   it('loads into Redis under the SHA1 computed at build time', async () => {
     expect(await client.script('LOAD', DECIDE_SCRIPT.lua)).to.equal(DECIDE_SCRIPT.sha1);
     expect(await client.script('LOAD', LIMIT_SCRIPT.lua)).to.equal(LIMIT_SCRIPT.sha1);
+    expect(await client.script('LOAD', LIMIT_ONE_TIER_SCRIPT.lua)).to.equal(LIMIT_ONE_TIER_SCRIPT.sha1);
   });
 
   it('recovers from SCRIPT FLUSH before every call, deciding exactly as the model', async () => {
@@ -70,20 +72,78 @@ describe('the script path on real Redis', () => {
     expect(await client.script('EXISTS', DECIDE_SCRIPT.sha1), 'EVAL loaded it again').to.deep.equal([1]);
   });
 
+  const scriptsCached = async (): Promise<{ oneTier: boolean; general: boolean; decide: boolean }> => {
+    const [oneTier, general, decide] = (await client.script('EXISTS', LIMIT_ONE_TIER_SCRIPT.sha1, LIMIT_SCRIPT.sha1, DECIDE_SCRIPT.sha1)) as number[];
+    return { oneTier: oneTier === 1, general: general === 1, decide: decide === 1 };
+  };
+
   for (const mode of [{ countBlocked: false }, { countBlocked: true, useScript: true }]) {
-    it(`limit() with ${JSON.stringify(mode)} runs the limit script, recovers from SCRIPT FLUSH, and decides as the model`, async () => {
-      const clock = new TestClock();
-      const options = { interval: 1000, maxInInterval: 3, minDifference: 100 };
-      const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), ...options, ...mode, clock: clock.read });
-      const reference = new ReferenceLimiter({ intervalMs: 1000, maxInInterval: 3, minDifferenceMs: 100, countBlocked: mode.countBlocked });
-      for (let i = 0; i < 40; i += 1) {
-        await client.script('FLUSH');
-        clock.advanceMs(i % 7 === 0 ? 0 : 60);
-        expect(await limiter.limit('user'), `step ${i}`).to.equal(reference.attempt('user', clock.now).blocked);
-        expect(await client.script('EXISTS', LIMIT_SCRIPT.sha1, DECIDE_SCRIPT.sha1), 'only the limit script ran').to.deep.equal([1, 0]);
-      }
-    });
+    for (const minDifference of [0, 100]) {
+      it(`limit() with ${JSON.stringify({ ...mode, minDifference })} runs the one-tier limit script, recovers from SCRIPT FLUSH, and decides as the model`, async () => {
+        const clock = new TestClock();
+        const options = { interval: 1000, maxInInterval: 3, minDifference };
+        const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), ...options, ...mode, clock: clock.read });
+        const reference = new ReferenceLimiter({ intervalMs: 1000, maxInInterval: 3, minDifferenceMs: minDifference, countBlocked: mode.countBlocked });
+        for (let i = 0; i < 40; i += 1) {
+          await client.script('FLUSH');
+          clock.advanceMs([0, 60, 60, 150, 20, 700, 1000][i % 7] as number);
+          expect(await limiter.limit('user'), `step ${i}`).to.equal(reference.attempt('user', clock.now).blocked);
+          expect(await scriptsCached(), 'only the one-tier limit script ran').to.deep.equal({ oneTier: true, general: false, decide: false });
+        }
+      });
+    }
   }
+
+  it('limit() on a stack and with the Redis clock runs the general limit script, and recovers from SCRIPT FLUSH', async () => {
+    const clock = new TestClock();
+    const rules = { client, interval: 1000, maxInInterval: 3, minDifference: 100, countBlocked: false, clock: clock.read } as const;
+    const stack = new RateLimiterStack([
+      new RollingRateLimiter({ ...rules, namespace: namespaces.next('a') }),
+      new RollingRateLimiter({ ...rules, namespace: namespaces.next('b'), maxInInterval: 2, countBlocked: true }),
+    ]);
+    const reference = new ReferenceLimiter({ intervalMs: 1000, maxInInterval: 2, minDifferenceMs: 100, countBlocked: true });
+    for (let i = 0; i < 20; i += 1) {
+      await client.script('FLUSH');
+      clock.advanceMs([0, 60, 150, 400][i % 4] as number);
+      // The second tier is the stricter one in every respect here, so it alone decides.
+      expect(await stack.limit('user'), `step ${i}`).to.equal(reference.attempt('user', clock.now).blocked);
+      expect(await scriptsCached(), 'only the general limit script ran').to.deep.equal({ oneTier: false, general: true, decide: false });
+    }
+    const onRedisTime = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 2, clock: 'redis' });
+    await client.script('FLUSH');
+    expect([await onRedisTime.limit('user'), await onRedisTime.limit('user'), await onRedisTime.limit('user')]).to.deep.equal([false, false, true]);
+    expect(await scriptsCached(), 'the Redis clock takes the general limit script').to.deep.equal({ oneTier: false, general: true, decide: false });
+  });
+
+  it('sends the one-tier limit script five arguments by default, seven with a gap rule or counted blocked attempts', async () => {
+    const sent: (string | number)[][] = [];
+    const ioredis = new IORedisAdapter(client);
+    const recording: RedisAdapter = {
+      client,
+      kind: 'recording ioredis',
+      supportsScripts: true,
+      transaction: (commands) => ioredis.transaction(commands),
+      evalsha(sha1, keys, args) {
+        expect(sha1).to.equal(LIMIT_ONE_TIER_SCRIPT.sha1);
+        sent.push([...args]);
+        return ioredis.evalsha(sha1, keys, args);
+      },
+      eval: (lua, keys, args) => ioredis.eval(lua, keys, args),
+    };
+    const now = 1_700_000_000_123_456;
+    const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false };
+    const tier = (overrides: Partial<typeof rule>) => ({ key: keyOf(namespaces.next(), 'user'), rule: { ...rule, ...overrides }, store: new MemoryStore() });
+    await client.script('LOAD', LIMIT_ONE_TIER_SCRIPT.lua);
+    expect(await limitWithScript(recording, [tier({})], now)).to.equal(false);
+    expect(await limitWithScript(recording, [tier({ minDifferenceUs: 2_500 })], now)).to.equal(false);
+    expect(await limitWithScript(recording, [tier({ countBlocked: true })], now)).to.equal(false);
+    const member = (i: number): string => String(sent[i]?.[1]);
+    expect(sent).to.deep.equal([
+      ['1700000000123456', member(0), '1699999940123456', '10', '60000'],
+      ['1700000000123456', member(1), '1699999940123456', '10', '60000', '2500', '0'],
+      ['1700000000123456', member(2), '1699999940123456', '10', '60000', '0', '1'],
+    ]);
+  });
 
   it('refuses useScript: false where only the script can decide: countBlocked false, the Redis clock, a stack', () => {
     const options = { client, namespace: namespaces.next(), interval: 1000, maxInInterval: 1, useScript: false } as const;
