@@ -3,10 +3,10 @@
 
 import type { StoreError } from './errors/store-error.js';
 import type { TimeoutError } from './errors/timeout-error.js';
+import type { LimiterId } from './ids.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 import type { Store, Tier } from './stores/store.js';
-import { isStoreFailure } from './store-error-policy.js';
-import { callStore } from './with-timeout.js';
+import { settleInTime } from './with-timeout.js';
 
 const BLOCKED: Promise<boolean> = Promise.resolve(true);
 const ALLOWED: Promise<boolean> = Promise.resolve(false);
@@ -22,44 +22,45 @@ export function blockedOf(info: RateLimitInfo): boolean {
 }
 
 /**
+ * What `limit()` needs of a limiter or a stack, made once when it is built so
+ * that a call allocates nothing for it.
+ */
+export interface LimitRoute {
+  readonly store: Store;
+  /** The tiers of the id being limited; throws a TypeError for a bad id. */
+  readonly tiersOf: (id: LimiterId) => Tier[];
+  /** Reads the attempt's time; undefined when the store reads it (`clock: 'redis'`). */
+  readonly readClock: (() => number) | undefined;
+  readonly timeoutMs: number;
+  /** Applies the `onStoreError` policy to a store failure. */
+  readonly onStoreFailure: (error: StoreError | TimeoutError, id: LimiterId) => Promise<RateLimitInfo>;
+}
+
+/**
  * `limit()` without an action id, for a limiter and a stack alike: builds the
  * tiers and reads the clock (a bad id or a bad clock rejects as it is), asks
  * the store for the verdict alone, and settles with it. A synchronous answer
  * (the in-memory store) cannot hang, so it needs no timer: it becomes one of
- * two promises settled once for all. A promise (Redis) is given `timeoutMs`,
- * as every store call is; a store failure or a timeout goes to the
+ * two promises settled once for all. A promise (Redis) is given the route's
+ * timeout, as every store call is; a store failure or a timeout goes to the
  * `onStoreError` policy, and any other error rejects as it is.
- *
- * @param tiersOf The tiers of the id being limited; throws a TypeError for a bad id.
- * @param readClock Reads the attempt's time; undefined when the store reads it (`clock: 'redis'`).
- * @param onStoreFailure Applies the policy to a store failure.
  */
-export function limitThrough(
-  store: Store,
-  tiersOf: () => Tier[],
-  readClock: (() => number) | undefined,
-  timeoutMs: number,
-  onStoreFailure: (error: StoreError | TimeoutError) => Promise<RateLimitInfo>,
-): Promise<boolean> {
+export function limitThrough(route: LimitRoute, id: LimiterId): Promise<boolean> {
   let tiers: Tier[];
   let now: number | undefined;
   try {
-    tiers = tiersOf();
-    now = readClock?.();
+    tiers = route.tiersOf(id);
+    now = route.readClock?.();
   } catch (error) {
     return rejectionOf(error);
   }
   let answer: Promise<boolean> | boolean;
   try {
-    answer = store.limit(tiers, now);
+    answer = route.store.limit(tiers, now);
   } catch (error) {
     answer = rejectionOf(error);
   }
   if (answer === true) return BLOCKED;
   if (answer === false) return ALLOWED;
-  const pending = answer;
-  return callStore(() => pending, timeoutMs, 'Recording an attempt').then(undefined, async (error: unknown) => {
-    if (!isStoreFailure(error)) throw error;
-    return blockedOf(await onStoreFailure(error));
-  });
+  return settleInTime(answer, route.timeoutMs, 'Recording an attempt', (failure) => route.onStoreFailure(failure, id).then(blockedOf));
 }

@@ -9,7 +9,7 @@ import type { Store, Tier } from './stores/store.js';
 import { describeValue, normalizeStoreErrorPolicy } from './options.js';
 import { decideOnStoreError, isStoreFailure, type StoreErrorPolicy } from './store-error-policy.js';
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
-import { blockedOf, limitThrough } from './limit-answer.js';
+import { blockedOf, limitThrough, type LimitRoute } from './limit-answer.js';
 import { callStore } from './with-timeout.js';
 import { normalizeActionId, type AttemptOptions } from './action-ids.js';
 
@@ -72,6 +72,7 @@ export class RateLimiterStack {
   readonly #store: Store;
   readonly #timeout: number;
   readonly #onStoreError: StoreErrorPolicy<StackRateLimitInfo>;
+  readonly #limitRoute: LimitRoute;
 
   /**
    * @param limiters The tiers, at least one. They must keep their state in the
@@ -107,6 +108,13 @@ export class RateLimiterStack {
       throw new InvalidOptionTypeError(`Expected the stack's options to be an object, got ${describeValue(options)}`, 'options', options);
     }
     this.#onStoreError = normalizeStoreErrorPolicy(options.onStoreError);
+    this.#limitRoute = {
+      store: this.#store,
+      tiersOf: (id) => this.#tiersOf(id),
+      readClock: (tiers[0] as LimiterInternals).readClock,
+      timeoutMs: this.#timeout,
+      onStoreFailure: (error, id) => decideOnStoreError(this.#onStoreError, error, 'attempt', id, (blocked) => this.#fixedDecision(blocked)),
+    };
   }
 
   /** The stacked limiters, in order. */
@@ -121,13 +129,7 @@ export class RateLimiterStack {
    */
   limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
     if (options?.actionId !== undefined) return this.limitWithInfo(id, options).then(blockedOf);
-    return limitThrough(
-      this.#store,
-      () => this.#tiersOf(id),
-      (this.#tiers[0] as LimiterInternals).readClock,
-      this.#timeout,
-      (error) => decideOnStoreError(this.#onStoreError, error, 'attempt', id, (blocked) => this.#fixedDecision(blocked)),
-    );
+    return limitThrough(this.#limitRoute, id);
   }
 
   /** Like {@link limit}, with the stack's numbers and each tier's. */

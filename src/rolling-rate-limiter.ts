@@ -13,7 +13,7 @@ import { RedisStore } from './stores/redis-store.js';
 import type { Store, Tier } from './stores/store.js';
 import { decideOnStoreError, isStoreFailure } from './store-error-policy.js';
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
-import { blockedOf, limitThrough } from './limit-answer.js';
+import { blockedOf, limitThrough, type LimitRoute } from './limit-answer.js';
 import { callStore } from './with-timeout.js';
 import { normalizeActionId, type AttemptOptions } from './action-ids.js';
 
@@ -47,6 +47,7 @@ export class RollingRateLimiter {
   readonly #readClock: (() => number) | undefined;
   readonly #timeout: number;
   readonly #options: NormalizedOptions;
+  readonly #limitRoute: LimitRoute;
 
   /**
    * @param options See {@link RollingRateLimiterOptions}.
@@ -91,6 +92,13 @@ export class RollingRateLimiter {
         );
       }
     }
+    this.#limitRoute = {
+      store: this.#store,
+      tiersOf: (id) => [this.#tierOf(id)],
+      readClock: this.#readClock,
+      timeoutMs: this.#timeout,
+      onStoreFailure: (error, id) => decideOnStoreError(normalized.onStoreError, error, 'attempt', id, (blocked) => this.#fixedDecision(blocked)),
+    };
     registerInternals(this, {
       rule: this.#rule,
       store: this.#store,
@@ -148,13 +156,7 @@ export class RollingRateLimiter {
    */
   limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
     if (options?.actionId !== undefined) return this.limitWithInfo(id, options).then(blockedOf);
-    return limitThrough(
-      this.#store,
-      () => [this.#tierOf(id)],
-      this.#readClock,
-      this.#timeout,
-      (error) => decideOnStoreError(this.#options.onStoreError, error, 'attempt', id, (blocked) => this.#fixedDecision(blocked)),
-    );
+    return limitThrough(this.#limitRoute, id);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { isRateLimiterError } from './errors/rate-limiter-error.js';
 import { StoreError } from './errors/store-error.js';
 import { TimeoutError } from './errors/timeout-error.js';
+import { isStoreFailure } from './store-error-policy.js';
 
 /**
  * Settles with `operation` or rejects with a {@link TimeoutError} after
@@ -9,15 +10,41 @@ import { TimeoutError } from './errors/timeout-error.js';
  * unreferenced and cleared, so it never keeps a process alive.
  */
 export function callStore<T>(operation: () => Promise<T>, timeoutMs: number, what: string): Promise<T> {
+  let pending: Promise<T>;
+  try {
+    pending = operation();
+  } catch (error) {
+    pending = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+  return settleInTime(pending, timeoutMs, what);
+}
+
+/**
+ * {@link callStore} for a promise already made, and with an optional
+ * `recover`: a store failure or a timeout is handed to it and the promise
+ * settles as `recover` does; any other error rejects as it is. One promise for
+ * all of it, because `limit()` comes through here on every decision.
+ */
+export function settleInTime<T>(
+  pending: Promise<T>,
+  timeoutMs: number,
+  what: string,
+  recover?: (failure: StoreError | TimeoutError) => T | Promise<T>,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new TimeoutError(timeoutMs)), timeoutMs);
+    const fail = (error: Error): void => {
+      if (recover === undefined || !isStoreFailure(error)) {
+        reject(error);
+        return;
+      }
+      try {
+        resolve(recover(error));
+      } catch (recoveryError) {
+        reject(recoveryError instanceof Error ? recoveryError : new Error(String(recoveryError)));
+      }
+    };
+    const timer = setTimeout(() => fail(new TimeoutError(timeoutMs)), timeoutMs);
     timer.unref();
-    let pending: Promise<T>;
-    try {
-      pending = operation();
-    } catch (error) {
-      pending = Promise.reject(error instanceof Error ? error : new Error(String(error)));
-    }
     pending.then(
       (value) => {
         clearTimeout(timer);
@@ -25,7 +52,7 @@ export function callStore<T>(operation: () => Promise<T>, timeoutMs: number, wha
       },
       (error: unknown) => {
         clearTimeout(timer);
-        reject(asLibraryError(error, what));
+        fail(asLibraryError(error, what));
       },
     );
   });

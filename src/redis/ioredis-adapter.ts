@@ -23,11 +23,11 @@ export class IORedisAdapter implements RedisAdapter {
     return results;
   }
 
-  async evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     return this.client.evalsha(sha1, keys.length, ...keys, ...args);
   }
 
-  async eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     return this.client.eval(lua, keys.length, ...keys, ...args);
   }
 }

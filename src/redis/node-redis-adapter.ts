@@ -6,6 +6,13 @@ function stringsOf(values: readonly (string | number)[]): string[] {
   return values.map(String);
 }
 
+/** `EVALSHA <sha1> <numkeys> <keys…> <args…>` (or `EVAL`), as the strings node-redis sends, built in one pass. */
+function scriptCommand(verb: 'EVALSHA' | 'EVAL', script: string, keys: readonly string[], args: readonly (string | number)[]): string[] {
+  const command = [verb, script, String(keys.length), ...keys];
+  for (const arg of args) command.push(typeof arg === 'string' ? arg : String(arg));
+  return command;
+}
+
 async function execChecked(multi: { exec(): Promise<unknown> }): Promise<unknown[]> {
   const replies: unknown = await multi.exec();
   if (!Array.isArray(replies)) throw new Error(`MULTI answered ${String(replies)} instead of a list of replies`);
@@ -29,12 +36,12 @@ export class NodeRedisAdapter implements RedisAdapter {
     return execChecked(multi);
   }
 
-  async evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.client.sendCommand(['EVALSHA', sha1, String(keys.length), ...keys, ...stringsOf(args)]);
+  evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return this.client.sendCommand(scriptCommand('EVALSHA', sha1, keys, args));
   }
 
-  async eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.client.sendCommand(['EVAL', lua, String(keys.length), ...keys, ...stringsOf(args)]);
+  eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return this.client.sendCommand(scriptCommand('EVAL', lua, keys, args));
   }
 }
 
@@ -65,12 +72,12 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
     return execChecked(multi);
   }
 
-  async evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.client.sendCommand(keys[0], false, ['EVALSHA', sha1, String(keys.length), ...keys, ...stringsOf(args)]);
+  evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return this.client.sendCommand(keys[0], false, scriptCommand('EVALSHA', sha1, keys, args));
   }
 
-  async eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.client.sendCommand(keys[0], false, ['EVAL', lua, String(keys.length), ...keys, ...stringsOf(args)]);
+  eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return this.client.sendCommand(keys[0], false, scriptCommand('EVAL', lua, keys, args));
   }
 }
 

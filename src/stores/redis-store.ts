@@ -40,7 +40,8 @@ export class RedisStore implements Store {
     return decideWithScript(this.#redis, tiers, now, false, actionId);
   }
 
-  async limit(tiers: readonly Tier[], now: number | undefined): Promise<boolean> {
+  /** Not `async`: the promise of the path that decides is handed on as it is, one step fewer per call. */
+  limit(tiers: readonly Tier[], now: number | undefined): Promise<boolean> {
     const multiTier = this.#multiTier(tiers, now);
     if (multiTier !== undefined) return limitWithMulti(this.#redis, multiTier, now as number);
     this.#requireScripts('This decision needs');
