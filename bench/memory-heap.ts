@@ -12,7 +12,7 @@
 
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { InMemoryRateLimiter } from 'rolling-rate-limiter';
-import { RollingRateLimiter } from '../src/index.js';
+import { RollingRateLimiter } from './built-library.js';
 import { MEMORY_RULES } from './workloads.js';
 
 export interface HeapReport {

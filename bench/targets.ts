@@ -127,7 +127,9 @@ export function computeTargets(results: BenchResults): TargetResult[] {
     for (const path of PATHS) {
       for (const c of CONCURRENCIES) {
         const id = `lib-${path.id}@${client}`;
-        throughput(`hot ≈ cold, ${path.name}, ${client}, c${c}`, { within: [0.8, 1.25] }, [`redis-hot-c${c}`, id], [`redis-many-c${c}`, id]);
+        // Flat: a hot id costs no more than a cold one (0.8 leaves room for noise). It may cost less: a blocked
+        // attempt that is not counted writes nothing, so a mostly blocked id is cheaper by design.
+        throughput(`hot id flat (costs no more than cold), ${path.name}, ${client}, c${c}`, { atLeast: 0.8 }, [`redis-hot-c${c}`, id], [`redis-many-c${c}`, id]);
       }
     }
   }

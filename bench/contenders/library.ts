@@ -3,7 +3,8 @@
 // true (useScript: true), a three-tier stack, the Redis clock, on ioredis and
 // on node-redis 5, and the in-memory store.
 
-import { RateLimiterStack, RollingRateLimiter, type RedisClient } from '../../src/index.js';
+import type { RedisClient } from '../../src/index.js';
+import { RateLimiterStack, RollingRateLimiter } from '../built-library.js';
 import { stackTiers } from './stack-tiers.js';
 import { libraryKey, type Backend, type Clients, type Contender, type Instance, type Rules } from './types.js';
 
