@@ -100,6 +100,10 @@ export function computeTargets(results: BenchResults): TargetResult[] {
       throughput(`script path vs bare Lua floor, ${client}, many ids, c${c}`, { atLeast: 0.9 }, [many, `lib-script@${client}`], [many, `floor-lua@${client}`]);
     }
   }
+  for (const c of CONCURRENCIES) {
+    const many = `redis-many-c${c}`;
+    throughput(`control: bare Lua floor vs its identical twin, ioredis, many ids, c${c} (how far apart equals read)`, { within: [0.9, 1.1], informational: true }, [many, 'control-floor-lua@ioredis'], [many, 'floor-lua@ioredis']);
+  }
   for (const client of CLIENTS) {
     for (const c of CONCURRENCIES) {
       const many = `redis-many-c${c}`;

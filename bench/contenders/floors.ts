@@ -83,7 +83,7 @@ function stackFloorArgs(tiers: readonly StackTier[]): string[] {
   return [String(now), member, ...tiers.flatMap((tier) => [String(now - tier.interval * 1000), String(tier.maxInInterval), String(tier.interval)])];
 }
 
-/** The seven Redis floors: bare MULTI, bare EVALSHA and a PING, on ioredis and on node-redis 5, and the 3-tier bare EVALSHA on ioredis. */
+/** The Redis floors: bare MULTI, bare EVALSHA and a PING, on ioredis and on node-redis 5, the 3-tier bare EVALSHA on ioredis, and the bare EVALSHA's twin (a noise gauge). */
 export function floorContenders(clients: Clients): Contender[] {
   const { ioredis, nodeRedis } = clients;
   return [
@@ -105,6 +105,21 @@ export function floorContenders(clients: Clients): Contender[] {
     {
       id: 'floor-lua@ioredis',
       label: 'floor: bare EVALSHA (minimal script), ioredis',
+      family: 'floor',
+      backend: 'ioredis',
+      create: async (rules, namespace) => {
+        const sha = (await ioredis.script('LOAD', FLOOR_LUA)) as string;
+        return {
+          keyOf: (id) => libraryKey(namespace, id),
+          decide: async (id) => (await ioredis.evalsha(sha, 1, libraryKey(namespace, id), ...floorArgs(rules))) === 0,
+        };
+      },
+    },
+    {
+      // The same floor again, under another name: two identical contenders measured in the same run differ only by
+      // the machine's noise, so their ratio shows how far apart two equal things can read here.
+      id: 'control-floor-lua@ioredis',
+      label: 'control: bare EVALSHA again (noise gauge), ioredis',
       family: 'floor',
       backend: 'ioredis',
       create: async (rules, namespace) => {

@@ -161,7 +161,7 @@ export function targetsTable(targets: readonly TargetResult[]): Table {
       ...(targets.some((t) => t.target.startsWith('ceiling:'))
         ? ['ceiling: rows measure a bound (a bare PING, script or MULTI, a minimal in-memory window, Redis CPU per decision), not this library, and follow the target they bound: a MISS there means that target cannot be reached on this machine.']
         : []),
-      ...(targets.some((t) => t.informational === true) ? ['(info) rows document a trade-off (yes / no), they are not goals: is the useScript option faster than the MULTI path?'] : []),
+      ...(targets.some((t) => t.informational === true) ? ['(info) rows document, they are not goals (yes / no): is the useScript option faster than the MULTI path, and how far apart do two identical contenders (the control) read in the same run? A target that misses by less than the control\'s spread is within this machine\'s noise.'] : []),
     ],
   };
 }
