@@ -39,6 +39,33 @@ const HEAP_CONTENDERS = ['lib-memory', 'rrl-memory', 'rlf-memory'];
 
 const log = (line: string): void => console.log(line);
 
+/**
+ * Contenders that a target compares are measured back to back in every round (their slices a quarter of a second
+ * apart rather than several seconds), so that the machine's load falls on both alike: each floor right after the
+ * library path it bounds, the floor's twin right after the floor. The rest keep their order, after these.
+ */
+const MEASURED_IN_PAIRS = [
+  'lib-multi@ioredis',
+  'floor-multi@ioredis',
+  'lib-script@ioredis',
+  'floor-lua@ioredis',
+  'control-floor-lua@ioredis',
+  'lib-stack3@ioredis',
+  'floor-lua-stack3@ioredis',
+  'lib-multi@node-redis5',
+  'floor-multi@node-redis5',
+  'lib-script@node-redis5',
+  'floor-lua@node-redis5',
+];
+
+function inMeasuringOrder(contenders: readonly Contender[]): Contender[] {
+  const rank = (contender: Contender): number => {
+    const at = MEASURED_IN_PAIRS.indexOf(contender.id);
+    return at === -1 ? MEASURED_IN_PAIRS.length : at;
+  };
+  return [...contenders].sort((a, b) => rank(a) - rank(b));
+}
+
 /** The contenders a once-only measurement runs: all of them when its name is selected, else those selected by name. */
 function pick(options: BenchOptions, measurement: string, all: readonly Contender[], ids: readonly string[]): Contender[] {
   const chosen = all.filter((c) => ids.includes(c.id));
@@ -65,7 +92,7 @@ async function bench(options: BenchOptions, server: RedisServer): Promise<void> 
     const context = { options, admin, namespace, log };
 
     const cells: Cell[] = THROUGHPUT_SCENARIOS.flatMap((scenario) =>
-      (scenario.kind === 'memory' ? memoryContenders : redisContenders)
+      (scenario.kind === 'memory' ? memoryContenders : inMeasuringOrder(redisContenders))
         .filter((contender) => selected(options, scenario.id, contender.id, contender.label))
         .map((contender) => ({ scenario, contender })),
     );

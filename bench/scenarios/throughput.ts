@@ -97,6 +97,9 @@ function addCosts(costs: readonly ServerCost[], decisions: number): { server: Pe
  * `slices` 0 it only builds and warms each cell up (the first pass of a bench
  * run, for the JIT).
  */
+/** A full collection between slices, when Node was started with --expose-gc. */
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+
 export async function runGroup(context: ThroughputContext, cells: readonly Cell[], run: number, slices: number): Promise<ThroughputRecord[]> {
   const { options, admin } = context;
   const entries: Entry[] = cells.map((cell) => ({ ...cell, slices: [], costs: [] }));
@@ -117,6 +120,9 @@ export async function runGroup(context: ThroughputContext, cells: readonly Cell[
       for (const entry of entries) {
         if (entry.runner === undefined || entry.error !== undefined) continue;
         try {
+          // Each slice starts on a collected heap, so that no contender pays for the garbage of the one before
+          // it (rolling-rate-limiter's hot id parses 95 KB per reply). `npm run bench` runs with --expose-gc.
+          collectGarbage?.();
           const close = onRedis(entry) ? await openWindow(admin) : undefined;
           entry.slices.push(await entry.runner.slice(sliceMs));
           const cost = await close?.();
@@ -139,12 +145,14 @@ export async function runGroup(context: ThroughputContext, cells: readonly Cell[
   });
 }
 
-/** Every group once; the order of the cells rotates with the run to spread drift. */
+/** Every group once; the order of the cells rotates with the run, and reverses every other run, to spread drift. */
 export async function runThroughput(context: ThroughputContext, groups: readonly (readonly Cell[])[], run: number, slices: number): Promise<ThroughputRecord[]> {
   const records: ThroughputRecord[] = [];
   for (const cells of groups) {
-    const shift = cells.length === 0 ? 0 : (run * 7) % cells.length;
-    const taken = await runGroup(context, [...cells.slice(shift), ...cells.slice(0, shift)], run, slices);
+    // Every other run measures in reverse, so that of two contenders measured back to back neither is always first.
+    const ordered = run % 2 === 1 ? [...cells].reverse() : cells;
+    const shift = ordered.length === 0 ? 0 : (run * 7) % ordered.length;
+    const taken = await runGroup(context, [...ordered.slice(shift), ...ordered.slice(0, shift)], run, slices);
     for (const record of taken) {
       records.push(record);
       const shown = record.sample === undefined ? `FAILED: ${record.error}` : `${Math.round(record.sample.perSecond).toLocaleString('en-US')} dec/s`;
