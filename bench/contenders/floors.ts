@@ -86,6 +86,20 @@ function stackFloorArgs(tiers: readonly StackTier[]): string[] {
 /** The Redis floors: bare MULTI, bare EVALSHA and a PING, on ioredis and on node-redis 5, the 3-tier bare EVALSHA on ioredis, and the bare EVALSHA's twin (a noise gauge). */
 export function floorContenders(clients: Clients): Contender[] {
   const { ioredis, nodeRedis } = clients;
+  /** The bare EVALSHA of FLOOR_LUA on ioredis, under a given name. */
+  const bareLuaFloor = (id: string, label: string): Contender => ({
+    id,
+    label,
+    family: 'floor',
+    backend: 'ioredis',
+    create: async (rules, namespace) => {
+      const sha = (await ioredis.script('LOAD', FLOOR_LUA)) as string;
+      return {
+        keyOf: (key) => libraryKey(namespace, key),
+        decide: async (key) => (await ioredis.evalsha(sha, 1, libraryKey(namespace, key), ...floorArgs(rules))) === 0,
+      };
+    },
+  });
   return [
     {
       id: 'floor-multi@ioredis',
@@ -102,34 +116,10 @@ export function floorContenders(clients: Clients): Contender[] {
         },
       }),
     },
-    {
-      id: 'floor-lua@ioredis',
-      label: 'floor: bare EVALSHA (minimal script), ioredis',
-      family: 'floor',
-      backend: 'ioredis',
-      create: async (rules, namespace) => {
-        const sha = (await ioredis.script('LOAD', FLOOR_LUA)) as string;
-        return {
-          keyOf: (id) => libraryKey(namespace, id),
-          decide: async (id) => (await ioredis.evalsha(sha, 1, libraryKey(namespace, id), ...floorArgs(rules))) === 0,
-        };
-      },
-    },
-    {
-      // The same floor again, under another name: two identical contenders measured in the same run differ only by
-      // the machine's noise, so their ratio shows how far apart two equal things can read here.
-      id: 'control-floor-lua@ioredis',
-      label: 'control: bare EVALSHA again (noise gauge), ioredis',
-      family: 'floor',
-      backend: 'ioredis',
-      create: async (rules, namespace) => {
-        const sha = (await ioredis.script('LOAD', FLOOR_LUA)) as string;
-        return {
-          keyOf: (id) => libraryKey(namespace, id),
-          decide: async (id) => (await ioredis.evalsha(sha, 1, libraryKey(namespace, id), ...floorArgs(rules))) === 0,
-        };
-      },
-    },
+    bareLuaFloor('floor-lua@ioredis', 'floor: bare EVALSHA (minimal script), ioredis'),
+    // The same floor again, under another name: two identical contenders measured in the same run differ only by
+    // the machine's noise, so their ratio shows how far apart two equal things can read here.
+    bareLuaFloor('control-floor-lua@ioredis', 'control: bare EVALSHA again (noise gauge), ioredis'),
     {
       id: 'floor-lua-stack3@ioredis',
       label: 'floor: bare EVALSHA, 3 tiers (minimal script), ioredis',

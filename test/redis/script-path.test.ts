@@ -41,6 +41,22 @@ describe('the script path on real Redis', () => {
 
   const keyOf = (namespace: string, id: string): string => new KeyBuilder(namespace).keyFor(id);
 
+  /** The ioredis adapter, with every EVALSHA shown to `watch` (which hands the reply on). */
+  const watchedAdapter = (
+    kind: string,
+    watch: (sha1: string, args: readonly (string | number)[], reply: Promise<unknown>) => Promise<unknown>,
+  ): RedisAdapter => {
+    const ioredis = new IORedisAdapter(client);
+    return {
+      client,
+      kind,
+      supportsScripts: true,
+      transaction: (commands) => ioredis.transaction(commands),
+      evalsha: (sha1, keys, args) => watch(sha1, args, ioredis.evalsha(sha1, keys, args)),
+      eval: (lua, keys, args) => ioredis.eval(lua, keys, args),
+    };
+  };
+
   it('loads into Redis under the SHA1 computed at build time', async () => {
     expect(await client.script('LOAD', DECIDE_SCRIPT.lua)).to.equal(DECIDE_SCRIPT.sha1);
     expect(await client.script('LOAD', LIMIT_SCRIPT.lua)).to.equal(LIMIT_SCRIPT.sha1);
@@ -117,19 +133,11 @@ describe('the script path on real Redis', () => {
 
   it('sends the one-tier limit script five arguments by default, seven with a gap rule or counted blocked attempts', async () => {
     const sent: (string | number)[][] = [];
-    const ioredis = new IORedisAdapter(client);
-    const recording: RedisAdapter = {
-      client,
-      kind: 'recording ioredis',
-      supportsScripts: true,
-      transaction: (commands) => ioredis.transaction(commands),
-      evalsha(sha1, keys, args) {
-        expect(sha1).to.equal(LIMIT_ONE_TIER_SCRIPT.sha1);
-        sent.push([...args]);
-        return ioredis.evalsha(sha1, keys, args);
-      },
-      eval: (lua, keys, args) => ioredis.eval(lua, keys, args),
-    };
+    const recording = watchedAdapter('recording ioredis', async (sha1, args, reply) => {
+      expect(sha1).to.equal(LIMIT_ONE_TIER_SCRIPT.sha1);
+      sent.push([...args]);
+      return reply;
+    });
     const now = 1_700_000_000_123_456;
     const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false };
     const tier = (overrides: Partial<typeof rule>) => ({ key: keyOf(namespaces.next(), 'user'), rule: { ...rule, ...overrides }, store: new MemoryStore() });
@@ -244,19 +252,10 @@ describe('the script path on real Redis', () => {
       for (let i = 0; i < maxInInterval; i += 1) pipeline.zadd(key, clock.now - 1_000_000 + i * 10 + 1, `m${i}`);
       await pipeline.exec();
       let bytes = 0;
-      const ioredis = new IORedisAdapter(client);
-      const measuring: RedisAdapter = {
-        client,
-        kind: 'measuring ioredis',
-        supportsScripts: true,
-        transaction: (commands) => ioredis.transaction(commands),
-        async evalsha(sha1, keys, args) {
-          const reply = await ioredis.evalsha(sha1, keys, args);
-          bytes += JSON.stringify(reply).length;
-          return reply;
-        },
-        eval: (lua, keys, args) => ioredis.eval(lua, keys, args),
-      };
+      const measuring = watchedAdapter('measuring ioredis', async (_sha1, _args, reply) => {
+        bytes += JSON.stringify(await reply).length;
+        return reply;
+      });
       await client.script('LOAD', DECIDE_SCRIPT.lua);
       const tier = { key, rule: { intervalUs: 60_000_000, maxInInterval, minDifferenceUs: 0, countBlocked: false }, store: new MemoryStore() };
       const decision = await decideWithScript(measuring, [tier], clock.now, false);
