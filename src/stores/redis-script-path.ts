@@ -73,26 +73,23 @@ export async function decideWithScript(
 export function limitWithScript(redis: RedisAdapter, tiers: readonly Tier[], now: number | undefined): Promise<boolean> {
   const [only] = tiers;
   if (only !== undefined && tiers.length === 1 && now !== undefined) return limitOneTierWithScript(redis, only, now);
-  const args: string[] = [now === undefined ? '' : String(now), nextMember()];
+  const args: string[] = [now === undefined ? '' : decimalString(now), nextMember()];
   for (const { rule } of tiers) {
-    args.push(
-      String(rule.intervalUs),
-      String(rule.maxInInterval),
-      String(rule.minDifferenceUs),
-      rule.countBlocked ? '1' : '0',
-      String(microsecondsToWholeMillisecondsUp(rule.intervalUs)),
-      now === undefined ? '' : String(now - rule.intervalUs),
-    );
+    args.push(...ruleArgumentsOf(rule).general, now === undefined ? '' : decimalString(now - rule.intervalUs));
   }
   return runScript(redis, LIMIT_SCRIPT, tiers.map((tier) => tier.key), args, readLimitVerdict);
 }
 
 /**
- * What the one-tier limit script is told about a rule, as strings, from
- * ARGV[4] on: maxInInterval and the TTL, then the gap and countBlocked only
- * when either is not the default.
+ * What the limit scripts are told about a rule, as strings. The one-tier
+ * script's, from ARGV[4] on: maxInInterval and the TTL, then the gap and
+ * countBlocked only when either is not the default. The general script's, per
+ * tier before the cut-off: interval, maxInInterval, gap, countBlocked, TTL.
  */
-type RuleArguments = readonly string[];
+interface RuleArguments {
+  readonly oneTier: readonly string[];
+  readonly general: readonly string[];
+}
 
 /** Each rule's arguments, worked out once: a limiter's rule never changes, and its calls are many. */
 const ruleArguments = new WeakMap<WindowRule, RuleArguments>();
@@ -100,9 +97,15 @@ const ruleArguments = new WeakMap<WindowRule, RuleArguments>();
 function ruleArgumentsOf(rule: WindowRule): RuleArguments {
   let strings = ruleArguments.get(rule);
   if (strings === undefined) {
-    const always = [String(rule.maxInInterval), String(microsecondsToWholeMillisecondsUp(rule.intervalUs))];
+    const max = String(rule.maxInInterval);
+    const ttlMs = String(microsecondsToWholeMillisecondsUp(rule.intervalUs));
+    const gapUs = String(rule.minDifferenceUs);
+    const countBlocked = rule.countBlocked ? '1' : '0';
     const isDefault = rule.minDifferenceUs === 0 && !rule.countBlocked;
-    strings = isDefault ? always : [...always, String(rule.minDifferenceUs), rule.countBlocked ? '1' : '0'];
+    strings = {
+      oneTier: isDefault ? [max, ttlMs] : [max, ttlMs, gapUs, countBlocked],
+      general: [String(rule.intervalUs), max, gapUs, countBlocked, ttlMs],
+    };
     ruleArguments.set(rule, strings);
   }
   return strings;
@@ -110,7 +113,7 @@ function ruleArgumentsOf(rule: WindowRule): RuleArguments {
 
 /** One tier at the caller's `now`, with the one-tier limit script. */
 function limitOneTierWithScript(redis: RedisAdapter, { key, rule }: Tier, now: number): Promise<boolean> {
-  const args = [decimalString(now), nextMember(), decimalString(now - rule.intervalUs), ...ruleArgumentsOf(rule)];
+  const args = [decimalString(now), nextMember(), decimalString(now - rule.intervalUs), ...ruleArgumentsOf(rule).oneTier];
   return runScript(redis, LIMIT_ONE_TIER_SCRIPT, [key], args, readOneTierVerdict);
 }
 
