@@ -1,6 +1,6 @@
 // The shape of bench/results/latest.json, and the lookups the reports and the
 // targets make in it: medians over runs, and ratios taken within each run
-// before their median is taken.
+// (throughput: within each round of slices) before their median is taken.
 
 import type { BenchOptions } from './cli.js';
 import type { Backend, Family } from './contenders/types.js';
@@ -8,7 +8,7 @@ import type { Machine } from './machine.js';
 import type { HeapRecord } from './scenarios/heap.js';
 import type { BytesRecord, KeyMemoryRecord } from './scenarios/redis-footprint.js';
 import type { ThroughputRecord } from './scenarios/throughput.js';
-import { median, range } from './stats.js';
+import { median, range, ratio } from './stats.js';
 
 export interface ContenderInfo {
   readonly id: string;
@@ -54,32 +54,74 @@ export function errorOf(results: BenchResults, scenario: string, contender: stri
 }
 
 export interface RunRatio {
+  /** The ratio reported and judged. */
   readonly median: number;
+  /** Smallest and largest per-run ratio. */
   readonly min: number;
   readonly max: number;
   readonly runs: number;
+  /** How many paired slices the median was taken over (throughput ratios from results that keep slices). */
+  readonly pairs?: number;
+}
+
+type Cell = { scenario: string; contender: string };
+
+function recordIn(results: BenchResults, run: number, cell: Cell): ThroughputRecord | undefined {
+  return results.throughput.find((r) => r.run === run && r.scenario === cell.scenario && r.contender === cell.contender);
+}
+
+function runsOf(results: BenchResults): number[] {
+  return [...new Set(results.throughput.map((record) => record.run))];
 }
 
 /** A / B computed within each run (same run, same conditions), then the median over runs. */
-export function ratioInRuns(
-  results: BenchResults,
-  a: { scenario: string; contender: string },
-  b: { scenario: string; contender: string },
-  metric: ThroughputMetric = perSecond,
-): RunRatio {
-  const runs = [...new Set(results.throughput.map((record) => record.run))];
+export function ratioInRuns(results: BenchResults, a: Cell, b: Cell, metric: ThroughputMetric = perSecond): RunRatio {
   const ratios: number[] = [];
-  for (const run of runs) {
-    const find = (which: { scenario: string; contender: string }): number | undefined => {
-      const record = results.throughput.find((r) => r.run === run && r.scenario === which.scenario && r.contender === which.contender);
-      return record === undefined ? undefined : metric(record);
-    };
-    const top = find(a);
-    const bottom = find(b);
-    if (top !== undefined && bottom !== undefined && bottom > 0 && Number.isFinite(top)) ratios.push(top / bottom);
+  for (const run of runsOf(results)) {
+    const top = recordIn(results, run, a);
+    const bottom = recordIn(results, run, b);
+    const value = ratio(top === undefined ? undefined : metric(top), bottom === undefined ? undefined : metric(bottom));
+    if (Number.isFinite(value)) ratios.push(value);
   }
   const [min, max] = range(ratios);
   return { median: median(ratios), min, max, runs: ratios.length };
+}
+
+/** Slice k of A over slice k of B, for every k both have; none when either lacks slices. */
+function slicePairRatios(top: ThroughputRecord | undefined, bottom: ThroughputRecord | undefined): number[] {
+  const a = top?.slicePerSecond;
+  const b = bottom?.slicePerSecond;
+  if (a === undefined || b === undefined) return [];
+  const count = Math.min(a.length, b.length);
+  const ratios: number[] = [];
+  for (let k = 0; k < count; k += 1) {
+    const value = ratio(a[k], b[k]);
+    if (Number.isFinite(value)) ratios.push(value);
+  }
+  return ratios;
+}
+
+/**
+ * A / B in decisions per second, from paired slices: slice k of A over
+ * slice k of B (taken in the same round, seconds or less apart, under the
+ * same load), pooled over every run, and the median of all of them. A burst
+ * of load from elsewhere on the machine spoils the pairs it falls on, not the
+ * run: the median sets them aside, where a ratio of whole measurements keeps
+ * them. Each run's own ratio (the median of its pairs) gives the spread.
+ * Results without slices (older files) fall back to {@link ratioInRuns}.
+ */
+export function throughputRatio(results: BenchResults, a: Cell, b: Cell): RunRatio {
+  const pooled: number[] = [];
+  const perRun: number[] = [];
+  for (const run of runsOf(results)) {
+    const pairs = slicePairRatios(recordIn(results, run, a), recordIn(results, run, b));
+    if (pairs.length === 0) continue;
+    pooled.push(...pairs);
+    perRun.push(median(pairs));
+  }
+  if (pooled.length === 0) return ratioInRuns(results, a, b);
+  const [min, max] = range(perRun);
+  return { median: median(pooled), min, max, runs: perRun.length, pairs: pooled.length };
 }
 
 export function bytesOf(results: BenchResults, contender: string, maxInInterval: number): number {

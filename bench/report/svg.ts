@@ -4,7 +4,7 @@
 // rolling-rate-limiter measured in the same run. Each group has its own scale.
 
 import type { ContenderInfo } from '../results.js';
-import { errorOf, measured, medianOf, ratioInRuns, type BenchResults } from '../results.js';
+import { errorOf, measured, medianOf, throughputRatio, type BenchResults } from '../results.js';
 import { THROUGHPUT_SCENARIOS } from '../workloads.js';
 
 const WIDTH = 1260;
@@ -77,7 +77,7 @@ export function renderSvg(results: BenchResults): string {
         return;
       }
       const width = Math.max(1, (value / top) * BAR_MAX);
-      const ratio = contender.id === reference ? undefined : ratioInRuns(results, { scenario: scenario.id, contender: contender.id }, { scenario: scenario.id, contender: reference });
+      const ratio = contender.id === reference ? undefined : throughputRatio(results, { scenario: scenario.id, contender: contender.id }, { scenario: scenario.id, contender: reference });
       const ratioText = contender.id === reference ? '(reference)' : ratio !== undefined && Number.isFinite(ratio.median) ? `${ratio.median >= 10 ? ratio.median.toFixed(0) : ratio.median.toFixed(2)}× rolling-rate-limiter` : '';
       parts.push(
         `<rect x="${BAR_LEFT}" y="${barY}" width="${width.toFixed(1)}" height="${BAR_HEIGHT}" fill="${colorOf(contender)}"><title>${escapeXml(`${contender.label}: ${Math.round(value)} decisions/s`)}</title></rect>`,

@@ -148,7 +148,7 @@ export function keyMemoryTable(results: BenchResults): Table {
 
 export function targetsTable(targets: readonly TargetResult[]): Table {
   return {
-    title: 'Targets (ratios from the same run; median over runs, [min–max] of the runs)',
+    title: 'Targets (throughput: median of paired-slice ratios over all runs, [min–max] of the per-run ratios)',
     headers: ['target', 'ratio', 'goal', 'result', 'measured as'],
     rows: targets.map((t) => [
       t.target,
@@ -158,6 +158,11 @@ export function targetsTable(targets: readonly TargetResult[]): Table {
       t.measure,
     ]),
     explanations: [
+      ...(targets.some((t) => t.measure.includes('paired slices'))
+        ? [
+            'Throughput ratios pair slices: slice k of A against slice k of B, both from round k of the same run, so that both saw the same load; the ratio is the median over every pair of every run, so that a burst of load from elsewhere spoils a pair, not the result. [min–max] is the spread of the per-run ratios (the median of each run\'s pairs).',
+          ]
+        : []),
       ...(targets.some((t) => t.target.startsWith('ceiling:'))
         ? ['ceiling: rows measure a bound (a bare PING, script or MULTI, a minimal in-memory window, Redis CPU per decision), not this library, and follow the target they bound: a MISS there means that target cannot be reached on this machine.']
         : []),

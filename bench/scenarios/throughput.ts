@@ -31,6 +31,12 @@ export interface ThroughputRecord {
   readonly scenario: string;
   readonly contender: string;
   readonly sample?: Sample;
+  /**
+   * Decisions per second of each slice, in the order taken. Slice k of every
+   * cell of a group comes from the same round, so two cells' k-th slices were
+   * measured under the same load (bench/results.ts pairs them).
+   */
+  readonly slicePerSecond?: readonly number[];
   readonly server?: PerDecision;
   /** Per command over the whole measurement: calls and usec, not divided. */
   readonly byCommand?: Record<string, CommandCost>;
@@ -141,7 +147,8 @@ export async function runGroup(context: ThroughputContext, cells: readonly Cell[
     const base = { run, scenario: scenario.id, contender: contender.id };
     if (error !== undefined) return { ...base, error };
     const sample = summarize(taken);
-    return costs.length === 0 ? { ...base, sample } : { ...base, sample, ...addCosts(costs, sample.decisions) };
+    const slicePerSecond = taken.map((slice) => (slice.decisions * 1000) / slice.elapsedMs);
+    return costs.length === 0 ? { ...base, sample, slicePerSecond } : { ...base, sample, slicePerSecond, ...addCosts(costs, sample.decisions) };
   });
 }
 
