@@ -3,7 +3,7 @@
 //   --runs N         repeat the throughput measurements N times and report medians
 //   --only TEXT      run only the contenders / scenarios whose name contains TEXT
 //   --duration MS    length of one throughput measurement (default 2000, 400 with --quick),
-//                    cut into 8 slices (2 with --quick) interleaved with the other contenders'
+//                    cut into 16 slices (2 with --quick) interleaved with the other contenders'
 //   --help
 
 /** What one `npm run bench` invocation was asked to do. */
@@ -77,7 +77,7 @@ export function parseArgs(argv: readonly string[]): BenchOptions | 'help' {
     runs,
     only,
     durationMs,
-    slices: quick ? 2 : 8,
+    slices: quick ? 2 : 16,
     warmupMs: quick ? 100 : 300,
     bytesDurationMs: quick ? 200 : 800,
     heapIds: quick ? 100_000 : 1_000_000,
