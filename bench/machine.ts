@@ -77,7 +77,7 @@ export function machineLines(machine: Machine): string[] {
     `CPUs: ${machine.nproc} × ${machine.cpuModel}`,
     `memory: ${machine.memoryGiB} GiB; OS: ${machine.os}; load average at start: ${machine.loadAverageAtStart.join(', ')}`,
     `Node ${machine.node}; Redis ${machine.redis} (one redis-server on 127.0.0.1, no persistence)`,
-    `library measured: its build in dist/ (ESM), compiled from ${machine.source}`,
+    `library measured: its build in dist/ (CommonJS, one copy per contender), compiled from ${machine.source}`,
     `packages: ${Object.entries(machine.packages)
       .map(([name, version]) => `${name} ${version}`)
       .join('; ')}`,

@@ -12,7 +12,7 @@
 
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { InMemoryRateLimiter } from 'rolling-rate-limiter';
-import { RollingRateLimiter } from './built-library.js';
+import { freshLibrary } from './built-library.js';
 import { MEMORY_RULES } from './workloads.js';
 
 export interface HeapReport {
@@ -51,6 +51,7 @@ async function main(): Promise<void> {
   if (contender === 'lib-memory') {
     let nowUs = Date.now() * 1000;
     const clock = (): number => (nowUs += 1);
+    const { RollingRateLimiter } = freshLibrary();
     const limiter = new RollingRateLimiter({ ...MEMORY_RULES, clock });
     const baseline = heapUsed();
     await wave((id) => limiter.limit(id), 0, ids);

@@ -4,11 +4,33 @@
 // on node-redis 5, and the in-memory store.
 
 import type { RedisClient } from '../../src/index.js';
-import { RateLimiterStack, RollingRateLimiter } from '../built-library.js';
+import { freshLibrary, type BuiltLibrary } from '../built-library.js';
 import { stackTiers } from './stack-tiers.js';
 import { libraryKey, type Backend, type Clients, type Contender, type Instance, type Rules } from './types.js';
 
-function single(client: RedisClient | undefined, rules: Rules, namespace: string, extra: { countBlocked?: boolean; clock?: 'redis' }): Instance {
+const copies = new Map<string, BuiltLibrary>();
+
+/**
+ * The copy of the built library that one contender uses in every scenario and
+ * every run (see ../built-library.ts): its own, made on first use, so that it
+ * is warmed up once, like the library in a process that runs one configuration.
+ */
+function copyFor(contenderId: string): BuiltLibrary {
+  let copy = copies.get(contenderId);
+  if (copy === undefined) {
+    copy = freshLibrary();
+    copies.set(contenderId, copy);
+  }
+  return copy;
+}
+
+function single(
+  { RollingRateLimiter }: BuiltLibrary,
+  client: RedisClient | undefined,
+  rules: Rules,
+  namespace: string,
+  extra: { countBlocked?: boolean; clock?: 'redis' },
+): Instance {
   const limiter = new RollingRateLimiter({ ...rules, ...extra, ...(client === undefined ? {} : { client, namespace }) });
   return { decide: (id) => limiter.limit(id), keyOf: (id) => libraryKey(namespace, id) };
 }
@@ -19,7 +41,7 @@ function single(client: RedisClient | undefined, rules: Rules, namespace: string
  * ./stack-tiers.ts, shared with the stack's bare Lua floor. The per-minute
  * tier is the one a single limiter of the same scenario enforces.
  */
-function stack(client: RedisClient, rules: Rules, namespace: string): Instance {
+function stack({ RateLimiterStack, RollingRateLimiter }: BuiltLibrary, client: RedisClient, rules: Rules, namespace: string): Instance {
   const tiers = stackTiers(rules, namespace);
   const limiters = tiers.map((tier) => new RollingRateLimiter({ ...tier, client, countBlocked: false }));
   const stacked = new RateLimiterStack(limiters);
@@ -33,14 +55,14 @@ function redisContenders(client: RedisClient, backend: Backend, suffix: string, 
       label: `this lib, MULTI path (countBlocked true), ${backend}`,
       family: 'library',
       backend,
-      create: async (rules, namespace) => single(client, rules, namespace, { countBlocked: true }),
+      create: async (rules, namespace) => single(copyFor(`lib-multi@${suffix}`), client, rules, namespace, { countBlocked: true }),
     },
     {
       id: `lib-script@${suffix}`,
       label: `this lib, script path (countBlocked false), ${backend}`,
       family: 'library',
       backend,
-      create: async (rules, namespace) => single(client, rules, namespace, { countBlocked: false }),
+      create: async (rules, namespace) => single(copyFor(`lib-script@${suffix}`), client, rules, namespace, { countBlocked: false }),
     },
     {
       id: `lib-script-cb@${suffix}`,
@@ -49,6 +71,7 @@ function redisContenders(client: RedisClient, backend: Backend, suffix: string, 
       backend,
       create: async (rules, namespace) => {
         // Spelled out rather than through single(): `useScript` is checked against the options type here.
+        const { RollingRateLimiter } = copyFor(`lib-script-cb@${suffix}`);
         const limiter = new RollingRateLimiter({ ...rules, client, namespace, countBlocked: true, useScript: true });
         return { decide: (id) => limiter.limit(id), keyOf: (id) => libraryKey(namespace, id) };
       },
@@ -61,14 +84,14 @@ function redisContenders(client: RedisClient, backend: Backend, suffix: string, 
       label: `this lib, 3-tier stack (s/min/day, countBlocked false), ${backend}`,
       family: 'library',
       backend,
-      create: async (rules, namespace) => stack(client, rules, namespace),
+      create: async (rules, namespace) => stack(copyFor(`lib-stack3@${suffix}`), client, rules, namespace),
     },
     {
       id: `lib-redisclock@${suffix}`,
       label: `this lib, clock 'redis' (script, countBlocked true), ${backend}`,
       family: 'library',
       backend,
-      create: async (rules, namespace) => single(client, rules, namespace, { clock: 'redis' }),
+      create: async (rules, namespace) => single(copyFor(`lib-redisclock@${suffix}`), client, rules, namespace, { clock: 'redis' }),
     },
   );
   return list;
@@ -88,5 +111,5 @@ export const libraryMemoryContender: Contender = {
   label: 'this lib, in-memory store',
   family: 'library',
   backend: 'memory',
-  create: async (rules) => single(undefined, rules, '', {}),
+  create: async (rules) => single(copyFor('lib-memory'), undefined, rules, '', {}),
 };

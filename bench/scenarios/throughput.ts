@@ -123,7 +123,9 @@ export async function runGroup(context: ThroughputContext, cells: readonly Cell[
       }
     }
     for (let slice = 0; slice < slices; slice += 1) {
-      for (const entry of entries) {
+      // Every other round goes in reverse, so that of two contenders measured back to back each is measured
+      // first in half of the pairs of every run, whatever the number of runs.
+      for (const entry of slice % 2 === 1 ? [...entries].reverse() : entries) {
         if (entry.runner === undefined || entry.error !== undefined) continue;
         try {
           // Each slice starts on a collected heap, so that no contender pays for the garbage of the one before
