@@ -96,6 +96,9 @@ function addCosts(costs: readonly ServerCost[], decisions: number): { server: Pe
   };
 }
 
+/** A full collection between slices, when Node was started with --expose-gc. */
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+
 /**
  * A group of cells (scenarios of one concurrency, every contender), once:
  * slices go round-robin over all the cells, so that ratios between any two
@@ -103,9 +106,6 @@ function addCosts(costs: readonly ServerCost[], decisions: number): { server: Pe
  * `slices` 0 it only builds and warms each cell up (the first pass of a bench
  * run, for the JIT).
  */
-/** A full collection between slices, when Node was started with --expose-gc. */
-const collectGarbage = (globalThis as { gc?: () => void }).gc;
-
 export async function runGroup(context: ThroughputContext, cells: readonly Cell[], run: number, slices: number): Promise<ThroughputRecord[]> {
   const { options, admin } = context;
   const entries: Entry[] = cells.map((cell) => ({ ...cell, slices: [], costs: [] }));
