@@ -1,6 +1,17 @@
 import type { RedisAdapter } from './adapter.js';
 import type { IORedisLikeClient, RedisCommand } from './client-types.js';
 
+/** EXEC's results, from ioredis's `[error, result]` pairs; throws the first error. */
+function resultsOf(replies: [error: Error | null, result: unknown][] | null): unknown[] {
+  if (replies === null) throw new Error('MULTI was aborted by Redis (EXEC returned null)');
+  const results: unknown[] = [];
+  for (const [error, result] of replies) {
+    if (error) throw error;
+    results.push(result);
+  }
+  return results;
+}
+
 /** {@link RedisAdapter} for ioredis `Redis` and `Cluster` instances. */
 export class IORedisAdapter implements RedisAdapter {
   readonly client: IORedisLikeClient;
@@ -12,15 +23,8 @@ export class IORedisAdapter implements RedisAdapter {
     this.kind = client.isCluster ? 'ioredis Cluster' : 'ioredis';
   }
 
-  async transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
-    const replies = await this.client.multi(commands as unknown as (string | number)[][]).exec();
-    if (replies === null) throw new Error('MULTI was aborted by Redis (EXEC returned null)');
-    const results: unknown[] = [];
-    for (const [error, result] of replies) {
-      if (error) throw error;
-      results.push(result);
-    }
-    return results;
+  transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
+    return this.client.multi(commands as unknown as (string | number)[][]).exec().then(resultsOf);
   }
 
   evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {

@@ -1,9 +1,14 @@
 import { throwFirstErrorReply, type RedisAdapter } from './adapter.js';
 import type { NodeRedisLikeClient, NodeRedisLikeCluster, RedisCommand } from './client-types.js';
 
-/** node-redis takes every argument as a string (or Buffer). */
-function stringsOf(values: readonly (string | number)[]): string[] {
-  return values.map(String);
+/**
+ * node-redis takes every argument as a string (or Buffer): the command as it
+ * is when it holds only strings (as the MULTI path of `limit()` builds it),
+ * else a copy with numbers spelled out.
+ */
+function stringsOf(command: RedisCommand): string[] {
+  for (const arg of command) if (typeof arg !== 'string') return command.map(String);
+  return command as readonly string[] as string[];
 }
 
 /** `EVALSHA <sha1> <numkeys> <keys…> <args…>` (or `EVAL`), as the strings node-redis sends, built in one pass. */
@@ -13,8 +18,8 @@ function scriptCommand(verb: 'EVALSHA' | 'EVAL', script: string, keys: readonly 
   return command;
 }
 
-async function execChecked(multi: { exec(): Promise<unknown> }): Promise<unknown[]> {
-  const replies: unknown = await multi.exec();
+/** EXEC's replies, or the first error among them. */
+function checkedReplies(replies: unknown): unknown[] {
   if (!Array.isArray(replies)) throw new Error(`MULTI answered ${String(replies)} instead of a list of replies`);
   throwFirstErrorReply(replies);
   return replies as unknown[];
@@ -30,10 +35,10 @@ export class NodeRedisAdapter implements RedisAdapter {
     this.client = client;
   }
 
-  async transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
+  transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
     const multi = this.client.multi();
     for (const command of commands) multi.addCommand(stringsOf(command));
-    return execChecked(multi);
+    return multi.exec().then(checkedReplies);
   }
 
   evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
@@ -69,7 +74,7 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
       if (takesReadonlyFlag) multi.addCommand(key, false, args);
       else multi.addCommand(key, args);
     }
-    return execChecked(multi);
+    return multi.exec().then(checkedReplies);
   }
 
   evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {

@@ -3,7 +3,7 @@
 // permission.
 
 import { microsecondsToWholeMillisecondsUp } from '../clock.js';
-import { decideTiers, judge, type RecordedWindow, type WindowSample } from '../decision.js';
+import { decideTiers, judge, type RecordedWindow, type WindowRule, type WindowSample } from '../decision.js';
 import { StoreError } from '../errors/store-error.js';
 import { nextMember } from '../member.js';
 import type { RedisAdapter } from '../redis/adapter.js';
@@ -85,21 +85,33 @@ export async function attemptWithMulti(redis: RedisAdapter, tier: Tier, now: num
  * expires with its newest member. One command fewer than a MULTI of
  * ZREMRANGEBYSCORE, ZRANGE, ZADD, ZREMRANGEBYRANK and PEXPIRE, measured in
  * docs/benchmarks.md.
+ *
+ * This is the default path of `limit()`, so it is written for the client's
+ * sake: every argument is already a string (what node-redis sends, and what
+ * ioredis would make of a number), and the answer is read in one `then`
+ * rather than through an `async` function.
  */
-export async function limitWithMulti(redis: RedisAdapter, tier: Tier, now: number): Promise<boolean> {
+export function limitWithMulti(redis: RedisAdapter, tier: Tier, now: number): Promise<boolean> {
   const { key, rule } = tier;
-  if (!rule.countBlocked) throw new StoreError('The MULTI path records every attempt; it cannot serve countBlocked: false');
-  const k = rule.maxInInterval;
+  if (!rule.countBlocked) return Promise.reject(new StoreError('The MULTI path records every attempt; it cannot serve countBlocked: false'));
+  const k = String(rule.maxInInterval);
   const member = nextMember();
   const gapRule = rule.minDifferenceUs > 0;
-  const commands: RedisCommand[] = [['zadd', key, now, member], ['zrevrange', key, k, k, 'withscores']];
-  if (gapRule) commands.push(['zrevrange', key, 0, 1, 'withscores']);
-  commands.push(['zremrangebyrank', key, 0, -(k + 1)], ['pexpire', key, microsecondsToWholeMillisecondsUp(rule.intervalUs)]);
+  const commands: RedisCommand[] = [['zadd', key, String(now), member], ['zrevrange', key, k, k, 'withscores']];
+  if (gapRule) commands.push(['zrevrange', key, '0', '1', 'withscores']);
+  commands.push(
+    ['zremrangebyrank', key, '0', String(-(rule.maxInInterval + 1))],
+    ['pexpire', key, String(microsecondsToWholeMillisecondsUp(rule.intervalUs))],
+  );
+  return redis.transaction(commands).then((replies) => blockedByReplies(replies, rule, now, member, gapRule));
+}
 
-  const replies = await redis.transaction(commands);
+/** limitWithMulti's verdict from the transaction's replies. */
+function blockedByReplies(replies: readonly unknown[], rule: WindowRule, now: number, member: string, gapRule: boolean): boolean {
   if (readInteger(replies[0], 'ZADD') !== 1) {
     throw new StoreError(`ZADD did not add member ${member}: the member already existed`);
   }
+  const k = rule.maxInInterval;
   const oldestOfWindow = now - rule.intervalUs;
   const kPlus1th = readScoredMembers(replies[1], `ZREVRANGE ${k} ${k}`)[0];
   const blockedDueToCount = kPlus1th !== undefined && kPlus1th.score > oldestOfWindow;

@@ -87,12 +87,21 @@ describe('the MULTI path (adapter stubbed)', () => {
       expect(await limitWithMulti(adapter, tierOf(noGap), now)).to.equal(false);
       const commands = transaction.firstCall.args[0] as RedisCommand[];
       expect(commands).to.have.length(4);
-      expect(commands[0]?.slice(0, 3)).to.deep.equal(['zadd', 'k', now]);
+      expect(commands[0]?.slice(0, 3)).to.deep.equal(['zadd', 'k', String(now)]);
       expect(commands.slice(1)).to.deep.equal([
-        ['zrevrange', 'k', 10, 10, 'withscores'],
-        ['zremrangebyrank', 'k', 0, -11],
-        ['pexpire', 'k', 60_000],
+        ['zrevrange', 'k', '10', '10', 'withscores'],
+        ['zremrangebyrank', 'k', '0', '-11'],
+        ['pexpire', 'k', '60000'],
       ]);
+    });
+
+    it('spells every argument as a string already, so that node-redis can send the commands as they are', async () => {
+      for (const tierRule of [noGap, rule]) {
+        const { adapter, transaction } = stubAdapter(tierRule === rule ? [1, [], [], 0, 1] : [1, [], 0, 1]);
+        await limitWithMulti(adapter, tierOf(tierRule), now);
+        const args = (transaction.firstCall.args[0] as RedisCommand[]).flat();
+        expect(args.filter((arg) => typeof arg !== 'string')).to.deep.equal([]);
+      }
     });
 
     it('adds ZREVRANGE 0 1 only with a gap rule', async () => {
