@@ -6,11 +6,12 @@
 //
 // Each contender gets a copy of its own (`freshLibrary()`): the CommonJS
 // build, required afresh with its module cache cleared. A process that uses
-// the library has one client and a mode or two; the bench process holds eight
-// library contenders on two clients, and one shared copy would run their
-// calls through the same call sites, which V8 then optimizes for every shape
-// at once (measured: 3.5 → 6.7 µs of client CPU above the bare MULTI floor
-// per node-redis decision). The floors and the peers have code of their own.
+// the library has one client and a mode or two. The throughput measurement
+// runs each contender in a child process of its own anyway; the bytes and
+// memory-per-key measurements build several library contenders in the bench
+// process, and one shared copy would run their calls through the same call
+// sites, which V8 then optimizes for every shape at once (measured: 3.5 → 6.7
+// µs of client CPU above the bare MULTI floor per node-redis decision).
 //
 // Types come from the sources (the type check runs before anything is
 // built); the values from dist/, after checking that it is not older than

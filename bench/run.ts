@@ -1,23 +1,24 @@
 // `npm run bench`: the side-by-side benchmark. Starts one redis-server of its
 // own (127.0.0.1, free port, no persistence), runs every selected scenario
 // against every contender, prints the tables, writes bench/results/latest.*,
-// and stops the server at the end, on error and on Ctrl-C.
+// and stops the server at the end, on error and on Ctrl-C. Throughput is
+// measured with each contender in a child process of its own
+// (scenarios/cell-runner.ts); this process only orders the slices and reads
+// the server's statistics around them.
 //
 // Flags: --quick, --runs N, --only TEXT, --duration MS (see bench/cli.ts).
 
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { createClient } from 'redis5';
 import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
 import { parseArgs, selected, USAGE, type BenchOptions } from './cli.js';
-import { floorContenders, memoryWindowFloor, noopFloor } from './contenders/floors.js';
-import { libraryMemoryContender, libraryRedisContenders } from './contenders/library.js';
-import { peerMemoryContenders, peerRedisContenders } from './contenders/peers.js';
-import type { Clients, Contender } from './contenders/types.js';
+import { closeClients, MEMORY_CONTENDERS, openClients, redisContenders } from './contenders/registry.js';
+import type { Contender } from './contenders/types.js';
 import { describeMachine, machineLines } from './machine.js';
 import { redisVersion } from './redis-stats.js';
 import { writeResults } from './report/write.js';
 import type { BenchResults } from './results.js';
+import { ContenderProcesses } from './scenarios/cell-runner.js';
 import { measureHeap, type HeapRecord } from './scenarios/heap.js';
 import { measureBytes, measureKeyMemory, type BytesRecord, type KeyMemoryRecord } from './scenarios/redis-footprint.js';
 import { runThroughput, type Cell, type ThroughputRecord } from './scenarios/throughput.js';
@@ -40,7 +41,7 @@ const HEAP_CONTENDERS = ['lib-memory', 'rrl-memory', 'rlf-memory'];
 const log = (line: string): void => console.log(line);
 
 /**
- * Contenders that a target compares are measured back to back in every round (their slices a quarter of a second
+ * Contenders that a target compares are measured back to back in every round (their slices an eighth of a second
  * apart rather than several seconds), so that the machine's load falls on both alike: each floor right after the
  * library path it bounds, the floor's twin right after the floor. The rest keep their order, after these.
  */
@@ -74,25 +75,25 @@ function pick(options: BenchOptions, measurement: string, all: readonly Contende
 
 async function bench(options: BenchOptions, server: RedisServer): Promise<void> {
   const admin = new Redis(server.url);
-  const clients: Clients = { ioredis: new Redis(server.url), nodeRedis: createClient({ url: server.url }) };
-  await clients.nodeRedis.connect();
+  // The bytes and memory-per-key measurements build their contenders here; throughput runs each in a child.
+  const clients = await openClients(server.url);
+  const processes = new ContenderProcesses(server.url);
   try {
     const startedAt = new Date().toISOString();
     const machine = describeMachine(await redisVersion(admin));
     machineLines(machine).forEach((line) => log(line));
     log(`redis-server pid ${server.pid} on ${server.url}; ${options.runs} run(s), ${options.durationMs} ms per measurement${options.only === undefined ? '' : `, only "${options.only}"`}\n`);
 
-    const redisContenders = [...libraryRedisContenders(clients), ...peerRedisContenders(clients), ...floorContenders(clients)];
-    const memoryContenders = [libraryMemoryContender, ...peerMemoryContenders, noopFloor, memoryWindowFloor];
-    const all = [...redisContenders, ...memoryContenders];
+    const onRedis = redisContenders(clients);
+    const all = [...onRedis, ...MEMORY_CONTENDERS];
     const tag = randomBytes(3).toString('hex');
     let counter = 0;
     // No ':' in namespaces: the library escapes it, and keyOf() builds keys with the namespace as given.
     const namespace = (): string => `bench-${tag}-${(counter += 1)}`;
-    const context = { options, admin, namespace, log };
+    const context = { options, admin, processes, namespace, log };
 
     const cells: Cell[] = THROUGHPUT_SCENARIOS.flatMap((scenario) =>
-      (scenario.kind === 'memory' ? memoryContenders : inMeasuringOrder(redisContenders))
+      (scenario.kind === 'memory' ? MEMORY_CONTENDERS : inMeasuringOrder(onRedis))
         .filter((contender) => selected(options, scenario.id, contender.id, contender.label))
         .map((contender) => ({ scenario, contender })),
     );
@@ -136,9 +137,9 @@ async function bench(options: BenchOptions, server: RedisServer): Promise<void> 
     const files = await writeResults(results, computeTargets(results));
     log(`\nWrote ${files.join(', ')}`);
   } finally {
-    clients.ioredis.disconnect();
+    await processes.stopAll();
+    closeClients(clients);
     admin.disconnect();
-    clients.nodeRedis.destroy();
   }
 }
 

@@ -14,7 +14,7 @@ import type { Contender } from '../contenders/types.js';
 import { summarize, type Sample, type Slice } from '../measure.js';
 import { openWindow, type CommandCost, type ServerCost } from '../redis-stats.js';
 import type { ThroughputScenario } from '../workloads.js';
-import { childRunner, inProcessRunner, type CellRunner } from './cell-runner.js';
+import type { CellRunner, ContenderProcesses } from './cell-runner.js';
 
 /** Server cost divided by the decisions of the measurement. */
 export interface PerDecision {
@@ -46,6 +46,8 @@ export interface ThroughputRecord {
 export interface ThroughputContext {
   readonly options: BenchOptions;
   readonly admin: Redis;
+  /** Where each contender runs: a child process of its own. */
+  readonly processes: ContenderProcesses;
   readonly namespace: () => string;
   readonly log: (line: string) => void;
 }
@@ -96,9 +98,6 @@ function addCosts(costs: readonly ServerCost[], decisions: number): { server: Pe
   };
 }
 
-/** A full collection between slices, when Node was started with --expose-gc. */
-const collectGarbage = (globalThis as { gc?: () => void }).gc;
-
 /**
  * A group of cells (scenarios of one concurrency, every contender), once:
  * slices go round-robin over all the cells, so that ratios between any two
@@ -114,9 +113,7 @@ export async function runGroup(context: ThroughputContext, cells: readonly Cell[
   try {
     for (const entry of entries) {
       try {
-        entry.runner = onRedis(entry)
-          ? inProcessRunner(await entry.contender.create(entry.scenario.rules, context.namespace()), entry.scenario)
-          : await childRunner(entry.contender.id, entry.scenario);
+        entry.runner = await context.processes.open(entry.contender, entry.scenario, context.namespace());
         await entry.runner.warm(options.warmupMs);
       } catch (error) {
         entry.error = message(error);
@@ -128,9 +125,6 @@ export async function runGroup(context: ThroughputContext, cells: readonly Cell[
       for (const entry of slice % 2 === 1 ? [...entries].reverse() : entries) {
         if (entry.runner === undefined || entry.error !== undefined) continue;
         try {
-          // Each slice starts on a collected heap, so that no contender pays for the garbage of the one before
-          // it (rolling-rate-limiter's hot id parses 95 KB per reply). `npm run bench` runs with --expose-gc.
-          collectGarbage?.();
           const close = onRedis(entry) ? await openWindow(admin) : undefined;
           entry.slices.push(await entry.runner.slice(sliceMs));
           const cost = await close?.();
@@ -141,7 +135,7 @@ export async function runGroup(context: ThroughputContext, cells: readonly Cell[
       }
     }
   } finally {
-    for (const entry of entries) entry.runner?.close();
+    await Promise.allSettled(entries.flatMap((entry) => (entry.runner === undefined ? [] : [entry.runner.close()])));
     if (entries.some(onRedis)) await admin.flushdb();
   }
   if (slices === 0) return [];
