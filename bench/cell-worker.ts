@@ -30,9 +30,6 @@ interface OpenCell {
   readonly cursor: { next: number };
 }
 
-/** A full collection before each slice, so that no slice pays for the garbage of the one before. Needs --expose-gc. */
-const collectGarbage = (globalThis as { gc?: () => void }).gc;
-
 function send(reply: WorkerReply): void {
   process.send?.(reply);
 }
@@ -64,8 +61,10 @@ async function main(): Promise<void> {
       }
       case 'warm':
       case 'slice': {
+        // No forced collection before a slice: the child's garbage is its contender's own. A full collection
+        // eight times a second slowed every Redis contender (the bare Lua floor on ioredis from 43.7k to 29.2k
+        // decisions/s) and the library's script path more than its floor (0.83x of it, against 1.01x without).
         const { instance, scenario, cursor } = cellOf(request.cell);
-        if (request.op === 'slice') collectGarbage?.();
         const slice = await measure(instance.decide, scenario.ids, scenario.concurrency, request.ms, cursor);
         return request.op === 'slice' ? slice : undefined;
       }

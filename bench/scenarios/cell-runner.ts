@@ -52,7 +52,7 @@ class ContenderProcess {
   /** Starts the child; resolves once its contender is built and its connections (if any) are open. */
   static async start(contenderId: string, redisUrl: string | undefined): Promise<ContenderProcess> {
     const child = fork(WORKER, redisUrl === undefined ? [contenderId] : [contenderId, redisUrl], {
-      execArgv: ['--expose-gc', '--import', 'tsx'],
+      execArgv: ['--import', 'tsx'],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
