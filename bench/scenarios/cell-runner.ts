@@ -24,7 +24,9 @@ export interface CellRunner {
 const WORKER = fileURLToPath(new URL('../cell-worker.ts', import.meta.url));
 const READY_TIMEOUT_MS = 30_000;
 
-type Request = WorkerRequest extends infer R ? (R extends unknown ? Omit<R, 'seq'> : never) : never;
+/** Each kind of request without its `seq`, which the sender adds. */
+type WithoutSeq<R> = R extends unknown ? Omit<R, 'seq'> : never;
+type Request = WithoutSeq<WorkerRequest>;
 
 /** A child process holding one contender. */
 class ContenderProcess {
