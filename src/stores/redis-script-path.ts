@@ -12,6 +12,7 @@ import { readInteger } from '../redis/replies.js';
 import { runScript } from '../redis/run-script.js';
 import { DECIDE_SCRIPT } from '../redis/scripts/decide-script.js';
 import { LIMIT_ONE_TIER_SCRIPT } from '../redis/scripts/limit-one-tier-script.js';
+import { LIMIT_PLAIN_TIERS_SCRIPT } from '../redis/scripts/limit-plain-tiers-script.js';
 import { LIMIT_SCRIPT } from '../redis/scripts/limit-script.js';
 import type { RedisScript } from '../redis/scripts/redis-script.js';
 import type { StoreDecision, Tier, TierOutcome } from './store.js';
@@ -65,14 +66,19 @@ export async function decideWithScript(
 }
 
 /**
- * Decides and records an attempt across tiers with the limit script, which
+ * Decides and records an attempt across tiers with a limit script, which
  * answers only whether it was blocked: one EVALSHA whose reply is one
- * integer, for `limit()` without an action id. One tier on the caller's
- * clock (the common case) takes the one-tier script and its shorter request.
+ * integer, for `limit()` without an action id. On the caller's clock, one
+ * tier (the common case) takes the one-tier script, and tiers that are all
+ * plain (no gap rule, blocked attempts not counted) the plain-tiers script:
+ * both with shorter requests than the general script's.
  */
 export function limitWithScript(redis: RedisAdapter, tiers: readonly Tier[], now: number | undefined): Promise<boolean> {
-  const [only] = tiers;
-  if (only !== undefined && tiers.length === 1 && now !== undefined) return limitOneTierWithScript(redis, only, now);
+  if (now !== undefined) {
+    const [only] = tiers;
+    if (only !== undefined && tiers.length === 1) return limitOneTierWithScript(redis, only, now);
+    if (tiers.every(isPlainTier)) return limitPlainTiersWithScript(redis, tiers, now);
+  }
   const args: string[] = [now === undefined ? '' : decimalString(now), nextMember()];
   for (const { rule } of tiers) {
     args.push(...ruleArgumentsOf(rule).general, now === undefined ? '' : decimalString(now - rule.intervalUs));
@@ -80,14 +86,22 @@ export function limitWithScript(redis: RedisAdapter, tiers: readonly Tier[], now
   return runScript(redis, LIMIT_SCRIPT, tiers.map((tier) => tier.key), args, readLimitVerdict);
 }
 
+/** A tier with neither a gap rule nor counted blocked attempts: all it needs to know is its count. */
+function isPlainTier({ rule }: Tier): boolean {
+  return rule.minDifferenceUs === 0 && !rule.countBlocked;
+}
+
 /**
  * What the limit scripts are told about a rule, as strings. The one-tier
  * script's, from ARGV[4] on: maxInInterval and the TTL, then the gap and
- * countBlocked only when either is not the default. The general script's, per
- * tier before the cut-off: interval, maxInInterval, gap, countBlocked, TTL.
+ * countBlocked only when either is not the default. The plain-tiers script's,
+ * per tier after the cut-off: maxInInterval and the TTL. The general
+ * script's, per tier before the cut-off: interval, maxInInterval, gap,
+ * countBlocked, TTL.
  */
 interface RuleArguments {
   readonly oneTier: readonly string[];
+  readonly plain: readonly [max: string, ttlMs: string];
   readonly general: readonly string[];
 }
 
@@ -104,6 +118,7 @@ function ruleArgumentsOf(rule: WindowRule): RuleArguments {
     const isDefault = rule.minDifferenceUs === 0 && !rule.countBlocked;
     strings = {
       oneTier: isDefault ? [max, ttlMs] : [max, ttlMs, gapUs, countBlocked],
+      plain: [max, ttlMs],
       general: [String(rule.intervalUs), max, gapUs, countBlocked, ttlMs],
     };
     ruleArguments.set(rule, strings);
@@ -117,6 +132,18 @@ function limitOneTierWithScript(redis: RedisAdapter, { key, rule }: Tier, now: n
   return runScript(redis, LIMIT_ONE_TIER_SCRIPT, [key], args, readOneTierVerdict);
 }
 
+/** Plain tiers (see isPlainTier) at the caller's `now`, with the plain-tiers limit script. */
+function limitPlainTiersWithScript(redis: RedisAdapter, tiers: readonly Tier[], now: number): Promise<boolean> {
+  const args = [decimalString(now), nextMember()];
+  const keys: string[] = [];
+  for (const { key, rule } of tiers) {
+    const [max, ttlMs] = ruleArgumentsOf(rule).plain;
+    args.push(decimalString(now - rule.intervalUs), max, ttlMs);
+    keys.push(key);
+  }
+  return runScript(redis, LIMIT_PLAIN_TIERS_SCRIPT, keys, args, readPlainTiersVerdict);
+}
+
 /** A limit script's reply: 1 blocked, 0 allowed, anything else a failure. */
 function verdictOf(script: RedisScript, reply: unknown): boolean {
   const value = readInteger(reply, `the ${script.name} script`);
@@ -126,6 +153,7 @@ function verdictOf(script: RedisScript, reply: unknown): boolean {
 
 const readLimitVerdict = (reply: unknown): boolean => verdictOf(LIMIT_SCRIPT, reply);
 const readOneTierVerdict = (reply: unknown): boolean => verdictOf(LIMIT_ONE_TIER_SCRIPT, reply);
+const readPlainTiersVerdict = (reply: unknown): boolean => verdictOf(LIMIT_PLAIN_TIERS_SCRIPT, reply);
 
 /** The decide script's reply: the header, then each tier's values, all integers. */
 function decideValuesOf(reply: unknown, tierCount: number): number[] {

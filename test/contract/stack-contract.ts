@@ -428,14 +428,15 @@ const IDS = ['alice', 'bob', '42'];
 
 type RulesWithoutNamespace = Omit<ReferenceTierRules, 'namespace'>;
 
-function randomTierRules(random: SeededRandom): RulesWithoutNamespace {
+/** A tier's rules; a plain tier has no gap rule and does not count blocked attempts. */
+function randomTierRules(random: SeededRandom, plain: boolean): RulesWithoutNamespace {
   // Intervals of a second or more: on Redis, keys expire in real time (PEXPIRE), and a schedule must not outlive them.
   const intervalMs = random.pick([1000, 1001, 1500, 3000, 5000, 60_000, 86_400_000]);
   return {
     intervalMs,
     maxInInterval: random.chance(0.2) ? random.int(5, 12) : random.int(1, 4),
-    minDifferenceMs: random.chance(0.4) ? 0 : random.pick([1, 999, Math.floor(intervalMs / 3), intervalMs, intervalMs * 2]),
-    countBlocked: random.chance(0.5),
+    minDifferenceMs: plain || random.chance(0.4) ? 0 : random.pick([1, 999, Math.floor(intervalMs / 3), intervalMs, intervalMs * 2]),
+    countBlocked: !plain && random.chance(0.5),
   };
 }
 
@@ -510,7 +511,9 @@ function describeStackModelTest(factory: () => LimiterFactory, defaultSchedules:
     const random = new SeededRandom(seed);
     let decisions = 0;
     for (let schedule = 0; schedule < schedules; schedule += 1) {
-      const rules = Array.from({ length: random.int(2, 3) }, () => randomTierRules(random));
+      // A quarter of the stacks are all plain tiers, the common stack, which Redis decides with a script of its own.
+      const plain = random.chance(0.25);
+      const rules = Array.from({ length: random.int(2, 3) }, () => randomTierRules(random, plain));
       const clock = new TestClock(Date.UTC(2026, 0, 1) * 1000 + random.int(0, 1e9));
       const limiters = rules.map((tier, i) =>
         create({

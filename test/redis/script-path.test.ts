@@ -15,6 +15,7 @@ import type { RedisAdapter } from '../../src/redis/adapter.js';
 import { IORedisAdapter } from '../../src/redis/ioredis-adapter.js';
 import { DECIDE_SCRIPT } from '../../src/redis/scripts/decide-script.js';
 import { LIMIT_ONE_TIER_SCRIPT } from '../../src/redis/scripts/limit-one-tier-script.js';
+import { LIMIT_PLAIN_TIERS_SCRIPT } from '../../src/redis/scripts/limit-plain-tiers-script.js';
 import { LIMIT_SCRIPT } from '../../src/redis/scripts/limit-script.js';
 import { decideWithScript, limitWithScript } from '../../src/stores/redis-script-path.js';
 import { MemoryStore } from '../../src/stores/memory-store.js';
@@ -23,6 +24,7 @@ import { uniqueNamespaces } from '../support/namespaces.js';
 import { refused } from '../support/refused.js';
 import { SeededRandom } from '../support/random.js';
 import { ReferenceLimiter } from '../support/reference-model.js';
+import { ReferenceStack } from '../support/reference-stack.js';
 import { useRedis } from '../support/redis-server.js';
 import { TestClock } from '../support/test-clock.js';
 
@@ -61,6 +63,7 @@ describe('the script path on real Redis', () => {
     expect(await client.script('LOAD', DECIDE_SCRIPT.lua)).to.equal(DECIDE_SCRIPT.sha1);
     expect(await client.script('LOAD', LIMIT_SCRIPT.lua)).to.equal(LIMIT_SCRIPT.sha1);
     expect(await client.script('LOAD', LIMIT_ONE_TIER_SCRIPT.lua)).to.equal(LIMIT_ONE_TIER_SCRIPT.sha1);
+    expect(await client.script('LOAD', LIMIT_PLAIN_TIERS_SCRIPT.lua)).to.equal(LIMIT_PLAIN_TIERS_SCRIPT.sha1);
   });
 
   it('recovers from SCRIPT FLUSH before every call, deciding exactly as the model', async () => {
@@ -88,9 +91,10 @@ describe('the script path on real Redis', () => {
     expect(await client.script('EXISTS', DECIDE_SCRIPT.sha1), 'EVAL loaded it again').to.deep.equal([1]);
   });
 
-  const scriptsCached = async (): Promise<{ oneTier: boolean; general: boolean; decide: boolean }> => {
-    const [oneTier, general, decide] = (await client.script('EXISTS', LIMIT_ONE_TIER_SCRIPT.sha1, LIMIT_SCRIPT.sha1, DECIDE_SCRIPT.sha1)) as number[];
-    return { oneTier: oneTier === 1, general: general === 1, decide: decide === 1 };
+  const scriptsCached = async (): Promise<{ oneTier: boolean; plainTiers: boolean; general: boolean; decide: boolean }> => {
+    const scripts = [LIMIT_ONE_TIER_SCRIPT, LIMIT_PLAIN_TIERS_SCRIPT, LIMIT_SCRIPT, DECIDE_SCRIPT];
+    const [oneTier, plainTiers, general, decide] = (await client.script('EXISTS', ...scripts.map((script) => script.sha1))) as number[];
+    return { oneTier: oneTier === 1, plainTiers: plainTiers === 1, general: general === 1, decide: decide === 1 };
   };
 
   for (const mode of [{ countBlocked: false }, { countBlocked: true, useScript: true }]) {
@@ -104,7 +108,7 @@ describe('the script path on real Redis', () => {
           await client.script('FLUSH');
           clock.advanceMs([0, 60, 60, 150, 20, 700, 1000][i % 7] as number);
           expect(await limiter.limit('user'), `step ${i}`).to.equal(reference.attempt('user', clock.now).blocked);
-          expect(await scriptsCached(), 'only the one-tier limit script ran').to.deep.equal({ oneTier: true, general: false, decide: false });
+          expect(await scriptsCached(), 'only the one-tier limit script ran').to.deep.equal({ oneTier: true, plainTiers: false, general: false, decide: false });
         }
       });
     }
@@ -123,12 +127,77 @@ describe('the script path on real Redis', () => {
       clock.advanceMs([0, 60, 150, 400][i % 4] as number);
       // The second tier is the stricter one in every respect here, so it alone decides.
       expect(await stack.limit('user'), `step ${i}`).to.equal(reference.attempt('user', clock.now).blocked);
-      expect(await scriptsCached(), 'only the general limit script ran').to.deep.equal({ oneTier: false, general: true, decide: false });
+      expect(await scriptsCached(), 'only the general limit script ran').to.deep.equal({ oneTier: false, plainTiers: false, general: true, decide: false });
     }
     const onRedisTime = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 2, clock: 'redis' });
     await client.script('FLUSH');
     expect([await onRedisTime.limit('user'), await onRedisTime.limit('user'), await onRedisTime.limit('user')]).to.deep.equal([false, false, true]);
-    expect(await scriptsCached(), 'the Redis clock takes the general limit script').to.deep.equal({ oneTier: false, general: true, decide: false });
+    expect(await scriptsCached(), 'the Redis clock takes the general limit script').to.deep.equal({ oneTier: false, plainTiers: false, general: true, decide: false });
+  });
+
+  it('limit() on a stack of plain tiers runs the plain-tiers limit script, recovers from SCRIPT FLUSH, and decides as the model', async () => {
+    const clock = new TestClock();
+    // Per second, per minute and per day, none with a gap rule or counted blocked attempts: the stack users build most.
+    const rules = [
+      { intervalMs: 1_000, maxInInterval: 2 },
+      { intervalMs: 60_000, maxInInterval: 5 },
+      { intervalMs: 86_400_000, maxInInterval: 8 },
+    ];
+    const limiters = rules.map(
+      ({ intervalMs, maxInInterval }) =>
+        new RollingRateLimiter({ client, namespace: namespaces.next(), interval: intervalMs, maxInInterval, countBlocked: false, clock: clock.read }),
+    );
+    const stack = new RateLimiterStack(limiters);
+    const reference = new ReferenceStack(
+      rules.map((rule, i) => ({ ...rule, namespace: (limiters[i] as RollingRateLimiter).namespace, minDifferenceMs: 0, countBlocked: false })),
+    );
+    const blockedBy = new Set<number>();
+    let allowed = 0;
+    for (let i = 0; i < 60; i += 1) {
+      if (i % 3 === 0) await client.script('FLUSH');
+      clock.advanceMs([0, 200, 400, 900, 30_000][i % 5] as number);
+      const expected = reference.attempt('user', clock.now);
+      expect(await stack.limit('user'), `step ${i}`).to.equal(expected.blocked);
+      expected.tiers.forEach((tier, k) => tier.blocked && blockedBy.add(k));
+      if (!expected.blocked) allowed += 1;
+      expect(await scriptsCached(), 'only the plain-tiers limit script ran').to.deep.equal({ oneTier: false, plainTiers: true, general: false, decide: false });
+    }
+    // Every tier blocked at some step, and each holds what the model recorded: nothing for a blocked attempt.
+    expect([...blockedBy].sort(), 'the tiers that blocked').to.deep.equal([0, 1, 2]);
+    expect(allowed).to.equal(8);
+    for (const [i, limiter] of limiters.entries()) {
+      const scores = (await client.zrange(keyOf(limiter.namespace, 'user'), 0, -1, 'WITHSCORES')).filter((_, k) => k % 2 === 1).map(Number);
+      const inWindow = reference.recordedIn(i, 'user').filter((t) => t > clock.now - (rules[i] as { intervalMs: number }).intervalMs * 1000);
+      expect(scores.filter((t) => t > clock.now - (rules[i] as { intervalMs: number }).intervalMs * 1000), `tier ${i}`).to.deep.equal(inWindow);
+      expect(scores.length, `tier ${i}`).to.be.at.most(limiter.maxInInterval);
+    }
+  });
+
+  it('sends the plain-tiers limit script three arguments per tier, and the general one six where a tier has a gap rule or counts blocked attempts', async () => {
+    const sent: { sha1: string; args: (string | number)[] }[] = [];
+    const recording = watchedAdapter('recording ioredis', async (sha1, args, reply) => {
+      sent.push({ sha1, args: [...args] });
+      return reply;
+    });
+    const now = 1_700_000_000_123_456;
+    const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false };
+    const tier = (overrides: Partial<typeof rule>) => ({ key: keyOf(namespaces.next(), 'user'), rule: { ...rule, ...overrides }, store: new MemoryStore() });
+    const perSecond = { intervalUs: 1_000_000, maxInInterval: 2 };
+    expect(await limitWithScript(recording, [tier(perSecond), tier({})], now)).to.equal(false);
+    expect(await limitWithScript(recording, [tier(perSecond), tier({ minDifferenceUs: 2_500 })], now)).to.equal(false);
+    expect(await limitWithScript(recording, [tier(perSecond), tier({ countBlocked: true })], now)).to.equal(false);
+    const member = (i: number): string => String(sent[i]?.args[1]);
+    expect(sent).to.deep.equal([
+      { sha1: LIMIT_PLAIN_TIERS_SCRIPT.sha1, args: ['1700000000123456', member(0), '1699999999123456', '2', '1000', '1699999940123456', '10', '60000'] },
+      {
+        sha1: LIMIT_SCRIPT.sha1,
+        args: ['1700000000123456', member(1), '1000000', '2', '0', '0', '1000', '1699999999123456', '60000000', '10', '2500', '0', '60000', '1699999940123456'],
+      },
+      {
+        sha1: LIMIT_SCRIPT.sha1,
+        args: ['1700000000123456', member(2), '1000000', '2', '0', '0', '1000', '1699999999123456', '60000000', '10', '0', '1', '60000', '1699999940123456'],
+      },
+    ]);
   });
 
   it('sends the one-tier limit script five arguments by default, seven with a gap rule or counted blocked attempts', async () => {
