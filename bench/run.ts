@@ -42,13 +42,13 @@ const log = (line: string): void => console.log(line);
 
 /**
  * Contenders that a target compares are measured back to back in every round (their slices an eighth of a second
- * apart rather than several seconds), so that the machine's load falls on both alike: each floor next to the
- * library path it bounds, the floor's twin right after the floor, rolling-rate-limiter between the default path and
- * the MULTI floor (both are compared with it). The rest keep their order, after these.
+ * apart rather than several seconds), so that the machine's load falls on both alike: each floor right after the
+ * library path it bounds, the floor's twin right after the floor, and rolling-rate-limiter right before the default
+ * path it is compared with. The rest keep their order, after these.
  */
 const MEASURED_IN_PAIRS = [
-  'lib-multi@ioredis',
   'rrl@ioredis',
+  'lib-multi@ioredis',
   'floor-multi@ioredis',
   'lib-script@ioredis',
   'floor-lua@ioredis',
