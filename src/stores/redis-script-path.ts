@@ -77,7 +77,7 @@ export function limitWithScript(redis: RedisAdapter, tiers: readonly Tier[], now
   if (now !== undefined) {
     const [only] = tiers;
     if (only !== undefined && tiers.length === 1) return limitOneTierWithScript(redis, only, now);
-    if (tiers.every(isPlainTier)) return limitPlainTiersWithScript(redis, tiers, now);
+    if (tiers.every((tier) => isPlain(tier.rule))) return limitPlainTiersWithScript(redis, tiers, now);
   }
   const args: string[] = [now === undefined ? '' : decimalString(now), nextMember()];
   for (const { rule } of tiers) {
@@ -86,8 +86,8 @@ export function limitWithScript(redis: RedisAdapter, tiers: readonly Tier[], now
   return runScript(redis, LIMIT_SCRIPT, tiers.map((tier) => tier.key), args, readLimitVerdict);
 }
 
-/** A tier with neither a gap rule nor counted blocked attempts: all it needs to know is its count. */
-function isPlainTier({ rule }: Tier): boolean {
+/** A rule with no gap rule that does not count blocked attempts: all a decision needs from Redis is the count. */
+function isPlain(rule: WindowRule): boolean {
   return rule.minDifferenceUs === 0 && !rule.countBlocked;
 }
 
@@ -115,9 +115,8 @@ function ruleArgumentsOf(rule: WindowRule): RuleArguments {
     const ttlMs = String(microsecondsToWholeMillisecondsUp(rule.intervalUs));
     const gapUs = String(rule.minDifferenceUs);
     const countBlocked = rule.countBlocked ? '1' : '0';
-    const isDefault = rule.minDifferenceUs === 0 && !rule.countBlocked;
     strings = {
-      oneTier: isDefault ? [max, ttlMs] : [max, ttlMs, gapUs, countBlocked],
+      oneTier: isPlain(rule) ? [max, ttlMs] : [max, ttlMs, gapUs, countBlocked],
       plain: [max, ttlMs],
       general: [String(rule.intervalUs), max, gapUs, countBlocked, ttlMs],
     };
@@ -132,7 +131,7 @@ function limitOneTierWithScript(redis: RedisAdapter, { key, rule }: Tier, now: n
   return runScript(redis, LIMIT_ONE_TIER_SCRIPT, [key], args, readOneTierVerdict);
 }
 
-/** Plain tiers (see isPlainTier) at the caller's `now`, with the plain-tiers limit script. */
+/** Tiers whose rules are all plain (see isPlain) at the caller's `now`, with the plain-tiers limit script. */
 function limitPlainTiersWithScript(redis: RedisAdapter, tiers: readonly Tier[], now: number): Promise<boolean> {
   const args = [decimalString(now), nextMember()];
   const keys: string[] = [];
