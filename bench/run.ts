@@ -59,6 +59,8 @@ const MEASURED_IN_PAIRS = [
   'floor-multi@node-redis5',
   'lib-script@node-redis5',
   'floor-lua@node-redis5',
+  'lib-stack3@node-redis5',
+  'floor-lua-stack3@node-redis5',
 ];
 
 function inMeasuringOrder(contenders: readonly Contender[]): Contender[] {

@@ -144,34 +144,34 @@ export function computeTargets(results: BenchResults): TargetResult[] {
       }
     }
   }
-  for (const c of CONCURRENCIES) {
-    const many = `redis-many-c${c}`;
-    throughput(`3-tier stack vs its bare Lua floor, ioredis, many ids, c${c}`, { atLeast: 0.9 }, [many, 'lib-stack3@ioredis'], [many, 'floor-lua-stack3@ioredis']);
-  }
-  for (const c of CONCURRENCIES) {
-    const many = `redis-many-c${c}`;
-    throughput(`3-tier stack vs single script-path limiter, many ids, c${c}`, { atLeast: 0.7 }, [many, 'lib-stack3@ioredis'], [many, 'lib-script@ioredis']);
-  }
-  // Bounds of the target above: the least script for three tiers against the least for one
-  // (the bound holds as far as the single limiter runs at its floor's speed) …
-  for (const c of CONCURRENCIES) {
-    const many = `redis-many-c${c}`;
-    throughput(`ceiling: 3-tier bare Lua floor vs single-tier bare Lua floor, many ids, c${c}`, { atLeast: 0.7 }, [many, 'floor-lua-stack3@ioredis'], [many, 'floor-lua@ioredis']);
-  }
-  // … and Redis CPU per decision: decisions per second are Redis's load over its CPU per decision, so the
-  // throughput ratio is this CPU ratio times the ratio of the two loads (both shown). When both run Redis
-  // near one full core, the stack cannot get further ahead than that.
-  {
+  for (const client of CLIENTS) {
+    const [stacked, single] = [`lib-stack3@${client}`, `lib-script@${client}`];
+    const [stackFloor, singleFloor] = [`floor-lua-stack3@${client}`, `floor-lua@${client}`];
+    for (const c of CONCURRENCIES) {
+      const many = `redis-many-c${c}`;
+      throughput(`3-tier stack vs its bare Lua floor, ${client}, many ids, c${c}`, { atLeast: 0.9 }, [many, stacked], [many, stackFloor]);
+    }
+    for (const c of CONCURRENCIES) {
+      const many = `redis-many-c${c}`;
+      throughput(`3-tier stack vs single script-path limiter, ${client}, many ids, c${c}`, { atLeast: 0.7 }, [many, stacked], [many, single]);
+    }
+    // Bounds of the target above: the least script for three tiers against the least for one
+    // (the bound holds as far as the single limiter runs at its floor's speed) …
+    for (const c of CONCURRENCIES) {
+      const many = `redis-many-c${c}`;
+      throughput(`ceiling: 3-tier bare Lua floor vs single-tier bare Lua floor, ${client}, many ids, c${c}`, { atLeast: 0.7 }, [many, stackFloor], [many, singleFloor]);
+    }
+    // … and Redis CPU per decision: decisions per second are Redis's load over its CPU per decision, so the
+    // throughput ratio is this CPU ratio times the ratio of the two loads (both shown). When both run Redis
+    // near one full core, the stack cannot get further ahead than that.
     const many = 'redis-many-c64';
-    const single = 'lib-script@ioredis';
-    const stacked = 'lib-stack3@ioredis';
     if (measured(results, many, single) && measured(results, many, stacked)) {
       const singleCpu = medianOf(results, many, single, cpuUs);
       const stackCpu = medianOf(results, many, stacked, cpuUs);
       const stackCores = medianOf(results, many, stacked, redisCores);
       const singleCores = medianOf(results, many, single, redisCores);
       add(
-        'ceiling: Redis CPU per decision, single script-path limiter / 3-tier stack, c64',
+        `ceiling: Redis CPU per decision, single script-path limiter / 3-tier stack, ${client}, c64`,
         `${single} ${singleCpu.toFixed(1)} / ${stacked} ${stackCpu.toFixed(1)} Redis CPU µs per decision, ${many}; Redis at ${singleCores.toFixed(2)} / ${stackCores.toFixed(2)} of one core`,
         { atLeast: 0.7 },
         ratioInRuns(results, { scenario: many, contender: single }, { scenario: many, contender: stacked }, cpuUs),

@@ -3,11 +3,10 @@
 // sends (unique member per call; the reply is looked at only for the
 // (k+1)-th newest score, and for the gap rule when there is one), a bare
 // EVALSHA of the minimal script in ../floor-script.ts, a bare EVALSHA of the
-// minimal script that decides the 3-tier stack of ./stack-tiers.ts (ioredis),
-// and a bare PING: one
-// round trip that touches no key, the most any Redis limiter that makes one
-// round trip per decision can reach on that client. Keys have the library's
-// shape, `<namespace>:{<id>}`.
+// minimal script that decides the 3-tier stack of ./stack-tiers.ts, and a
+// bare PING: one round trip that touches no key, the most any Redis limiter
+// that makes one round trip per decision can reach on that client. Keys have
+// the library's shape, `<namespace>:{<id>}`.
 //
 // And two in-process floors: an empty async decision (the measuring loop's
 // own ceiling) and the least work an exact in-memory rolling window must do.
@@ -77,13 +76,25 @@ function floorArgs(rules: Rules): string[] {
   return [String(now), String(now - rules.interval * 1000), String(rules.maxInInterval), member, String(rules.interval)];
 }
 
+/** The stack's tiers for FLOOR_LUA_STACK, which has no gap rule. */
+function gaplessStackTiers(rules: Rules, namespace: string): ReturnType<typeof stackTiers> {
+  const tiers = stackTiers(rules, namespace);
+  if (tiers.some((tier) => tier.minDifference > 0)) throw new Error('floor-lua-stack3 has no gap rule: minDifference must be 0');
+  return tiers;
+}
+
+/** The stack's keys for one id, in tier order. */
+function stackKeys(tiers: readonly StackTier[], id: string): string[] {
+  return tiers.map((tier) => libraryKey(tier.namespace, id));
+}
+
 /** FLOOR_LUA_STACK's arguments: now and the member, then each tier's cut-off, maximum and interval. */
 function stackFloorArgs(tiers: readonly StackTier[]): string[] {
   const { now, member } = stamp();
   return [String(now), member, ...tiers.flatMap((tier) => [String(now - tier.interval * 1000), String(tier.maxInInterval), String(tier.interval)])];
 }
 
-/** The Redis floors: bare MULTI, bare EVALSHA and a PING, on ioredis and on node-redis 5, the 3-tier bare EVALSHA on ioredis, and the bare EVALSHA's twin (a noise gauge). */
+/** The Redis floors: bare MULTI, bare EVALSHA, the 3-tier bare EVALSHA and a PING, on ioredis and on node-redis 5, and the bare EVALSHA's twin (a noise gauge). */
 export function floorContenders(clients: Clients): Contender[] {
   const { ioredis, nodeRedis } = clients;
   /** The bare EVALSHA of FLOOR_LUA on ioredis, under a given name. */
@@ -126,12 +137,11 @@ export function floorContenders(clients: Clients): Contender[] {
       family: 'floor',
       backend: 'ioredis',
       create: async (rules, namespace) => {
-        const tiers = stackTiers(rules, namespace);
-        if (tiers.some((tier) => tier.minDifference > 0)) throw new Error('floor-lua-stack3 has no gap rule: minDifference must be 0');
+        const tiers = gaplessStackTiers(rules, namespace);
         const sha = (await ioredis.script('LOAD', FLOOR_LUA_STACK)) as string;
         return {
           keyOf: (id) => libraryKey(tiers[1].namespace, id),
-          decide: async (id) => (await ioredis.evalsha(sha, tiers.length, ...tiers.map((tier) => libraryKey(tier.namespace, id)), ...stackFloorArgs(tiers))) === 0,
+          decide: async (id) => (await ioredis.evalsha(sha, tiers.length, ...stackKeys(tiers, id), ...stackFloorArgs(tiers))) === 0,
         };
       },
     },
@@ -162,6 +172,21 @@ export function floorContenders(clients: Clients): Contender[] {
           keyOf: (id) => libraryKey(namespace, id),
           decide: async (id) =>
             Number(await nodeRedis.sendCommand(['EVALSHA', sha, '1', libraryKey(namespace, id), ...floorArgs(rules)])) === 0,
+        };
+      },
+    },
+    {
+      id: 'floor-lua-stack3@node-redis5',
+      label: 'floor: bare EVALSHA, 3 tiers (minimal script), node-redis 5',
+      family: 'floor',
+      backend: 'node-redis 5',
+      create: async (rules, namespace) => {
+        const tiers = gaplessStackTiers(rules, namespace);
+        const sha = await nodeRedis.sendCommand<string>(['SCRIPT', 'LOAD', FLOOR_LUA_STACK]);
+        return {
+          keyOf: (id) => libraryKey(tiers[1].namespace, id),
+          decide: async (id) =>
+            Number(await nodeRedis.sendCommand(['EVALSHA', sha, String(tiers.length), ...stackKeys(tiers, id), ...stackFloorArgs(tiers)])) === 0,
         };
       },
     },

@@ -48,7 +48,7 @@ function stack({ RateLimiterStack, RollingRateLimiter }: BuiltLibrary, client: R
   return { decide: (id) => stacked.limit(id), keyOf: (id) => libraryKey(tiers[1].namespace, id) };
 }
 
-function redisContenders(client: RedisClient, backend: Backend, suffix: string, all: boolean): Contender[] {
+function redisContenders(client: RedisClient, backend: Backend, suffix: string, withRedisClock: boolean): Contender[] {
   const list: Contender[] = [
     {
       id: `lib-multi@${suffix}`,
@@ -76,9 +76,6 @@ function redisContenders(client: RedisClient, backend: Backend, suffix: string, 
         return { decide: (id) => limiter.limit(id), keyOf: (id) => libraryKey(namespace, id) };
       },
     },
-  ];
-  if (!all) return list;
-  list.push(
     {
       id: `lib-stack3@${suffix}`,
       label: `this lib, 3-tier stack (s/min/day, countBlocked false), ${backend}`,
@@ -86,6 +83,9 @@ function redisContenders(client: RedisClient, backend: Backend, suffix: string, 
       backend,
       create: async (rules, namespace) => stack(copyFor(`lib-stack3@${suffix}`), client, rules, namespace),
     },
+  ];
+  if (!withRedisClock) return list;
+  list.push(
     {
       id: `lib-redisclock@${suffix}`,
       label: `this lib, clock 'redis' (script, countBlocked true), ${backend}`,
@@ -97,7 +97,7 @@ function redisContenders(client: RedisClient, backend: Backend, suffix: string, 
   return list;
 }
 
-/** The library on ioredis (all five Redis modes) and on node-redis 5 (its three paths). */
+/** The library on ioredis (all five Redis modes) and on node-redis 5 (all but the Redis clock). */
 export function libraryRedisContenders(clients: Clients): Contender[] {
   return [
     ...redisContenders(clients.ioredis, 'ioredis', 'ioredis', true),
