@@ -13,7 +13,7 @@
 
 import { FLOOR_LUA, FLOOR_LUA_STACK } from '../floor-script.js';
 import { stackTiers, type StackTier } from './stack-tiers.js';
-import { libraryKey, type Clients, type Contender, type Rules } from './types.js';
+import { libraryKey, type Backend, type Clients, type Contender, type Rules } from './types.js';
 
 let sequence = 0;
 const tag = Math.random().toString(36).slice(2, 10);
@@ -76,22 +76,35 @@ function floorArgs(rules: Rules): string[] {
   return [String(now), String(now - rules.interval * 1000), String(rules.maxInInterval), member, String(rules.interval)];
 }
 
-/** The stack's tiers for FLOOR_LUA_STACK, which has no gap rule. */
-function gaplessStackTiers(rules: Rules, namespace: string): ReturnType<typeof stackTiers> {
-  const tiers = stackTiers(rules, namespace);
-  if (tiers.some((tier) => tier.minDifference > 0)) throw new Error('floor-lua-stack3 has no gap rule: minDifference must be 0');
-  return tiers;
-}
-
-/** The stack's keys for one id, in tier order. */
-function stackKeys(tiers: readonly StackTier[], id: string): string[] {
-  return tiers.map((tier) => libraryKey(tier.namespace, id));
-}
-
 /** FLOOR_LUA_STACK's arguments: now and the member, then each tier's cut-off, maximum and interval. */
 function stackFloorArgs(tiers: readonly StackTier[]): string[] {
   const { now, member } = stamp();
   return [String(now), member, ...tiers.flatMap((tier) => [String(now - tier.interval * 1000), String(tier.maxInInterval), String(tier.interval)])];
+}
+
+/** How a client loads a script and calls it by SHA1, for the bare 3-tier floor. */
+interface ScriptCaller {
+  readonly load: (lua: string) => Promise<string>;
+  readonly evalsha: (sha: string, keys: readonly string[], args: readonly string[]) => Promise<unknown>;
+}
+
+/** The bare EVALSHA of FLOOR_LUA_STACK over the stack's three keys (./stack-tiers.ts), sent with one client. */
+function bareStackFloor(contenderId: string, backend: Backend, client: ScriptCaller): Contender {
+  return {
+    id: contenderId,
+    label: `floor: bare EVALSHA, 3 tiers (minimal script), ${backend}`,
+    family: 'floor',
+    backend,
+    create: async (rules, namespace) => {
+      const tiers = stackTiers(rules, namespace);
+      if (tiers.some((tier) => tier.minDifference > 0)) throw new Error('floor-lua-stack3 has no gap rule: minDifference must be 0');
+      const sha = await client.load(FLOOR_LUA_STACK);
+      return {
+        keyOf: (id) => libraryKey(tiers[1].namespace, id),
+        decide: async (id) => Number(await client.evalsha(sha, tiers.map((tier) => libraryKey(tier.namespace, id)), stackFloorArgs(tiers))) === 0,
+      };
+    },
+  };
 }
 
 /** The Redis floors: bare MULTI, bare EVALSHA, the 3-tier bare EVALSHA and a PING, on ioredis and on node-redis 5, and the bare EVALSHA's twin (a noise gauge). */
@@ -131,20 +144,10 @@ export function floorContenders(clients: Clients): Contender[] {
     // The same floor again, under another name: two identical contenders measured in the same run differ only by
     // the machine's noise, so their ratio shows how far apart two equal things can read here.
     bareLuaFloor('control-floor-lua@ioredis', 'control: bare EVALSHA again (noise gauge), ioredis'),
-    {
-      id: 'floor-lua-stack3@ioredis',
-      label: 'floor: bare EVALSHA, 3 tiers (minimal script), ioredis',
-      family: 'floor',
-      backend: 'ioredis',
-      create: async (rules, namespace) => {
-        const tiers = gaplessStackTiers(rules, namespace);
-        const sha = (await ioredis.script('LOAD', FLOOR_LUA_STACK)) as string;
-        return {
-          keyOf: (id) => libraryKey(tiers[1].namespace, id),
-          decide: async (id) => (await ioredis.evalsha(sha, tiers.length, ...stackKeys(tiers, id), ...stackFloorArgs(tiers))) === 0,
-        };
-      },
-    },
+    bareStackFloor('floor-lua-stack3@ioredis', 'ioredis', {
+      load: async (lua) => (await ioredis.script('LOAD', lua)) as string,
+      evalsha: (sha, keys, args) => ioredis.evalsha(sha, keys.length, ...keys, ...args),
+    }),
     {
       id: 'floor-multi@node-redis5',
       label: 'floor: bare MULTI (same commands), node-redis 5',
@@ -175,21 +178,10 @@ export function floorContenders(clients: Clients): Contender[] {
         };
       },
     },
-    {
-      id: 'floor-lua-stack3@node-redis5',
-      label: 'floor: bare EVALSHA, 3 tiers (minimal script), node-redis 5',
-      family: 'floor',
-      backend: 'node-redis 5',
-      create: async (rules, namespace) => {
-        const tiers = gaplessStackTiers(rules, namespace);
-        const sha = await nodeRedis.sendCommand<string>(['SCRIPT', 'LOAD', FLOOR_LUA_STACK]);
-        return {
-          keyOf: (id) => libraryKey(tiers[1].namespace, id),
-          decide: async (id) =>
-            Number(await nodeRedis.sendCommand(['EVALSHA', sha, String(tiers.length), ...stackKeys(tiers, id), ...stackFloorArgs(tiers)])) === 0,
-        };
-      },
-    },
+    bareStackFloor('floor-lua-stack3@node-redis5', 'node-redis 5', {
+      load: (lua) => nodeRedis.sendCommand<string>(['SCRIPT', 'LOAD', lua]),
+      evalsha: (sha, keys, args) => nodeRedis.sendCommand(['EVALSHA', sha, String(keys.length), ...keys, ...args]),
+    }),
     {
       id: 'floor-ping@ioredis',
       label: 'floor: PING round trip, ioredis',
