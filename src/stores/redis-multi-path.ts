@@ -7,6 +7,7 @@ import { decideTiers, judge, type RecordedWindow, type WindowRule, type WindowSa
 import { StoreError } from '../errors/store-error.js';
 import { nextMember } from '../member.js';
 import type { RedisAdapter } from '../redis/adapter.js';
+import { decimalString } from '../redis/decimal.js';
 import type { RedisCommand } from '../redis/client-types.js';
 import { readInteger, readScoredMembers } from '../redis/replies.js';
 import type { StoreDecision, Tier } from './store.js';
@@ -88,8 +89,9 @@ export async function attemptWithMulti(redis: RedisAdapter, tier: Tier, now: num
  *
  * This is the default path of `limit()`, so it is written for the client's
  * sake: every argument is already a string (what node-redis sends, and what
- * ioredis would make of a number), and the answer is read in one `then`
- * rather than through an `async` function.
+ * ioredis would make of a number; the timestamp through decimalString, as on
+ * the script path), and the answer is read in one `then` rather than through
+ * an `async` function.
  */
 export function limitWithMulti(redis: RedisAdapter, tier: Tier, now: number): Promise<boolean> {
   const { key, rule } = tier;
@@ -97,7 +99,7 @@ export function limitWithMulti(redis: RedisAdapter, tier: Tier, now: number): Pr
   const k = String(rule.maxInInterval);
   const member = nextMember();
   const gapRule = rule.minDifferenceUs > 0;
-  const commands: RedisCommand[] = [['zadd', key, String(now), member], ['zrevrange', key, k, k, 'withscores']];
+  const commands: RedisCommand[] = [['zadd', key, decimalString(now), member], ['zrevrange', key, k, k, 'withscores']];
   if (gapRule) commands.push(['zrevrange', key, '0', '1', 'withscores']);
   commands.push(
     ['zremrangebyrank', key, '0', String(-(rule.maxInInterval + 1))],
