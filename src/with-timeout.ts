@@ -22,8 +22,13 @@ export function callStore<T>(operation: () => Promise<T>, timeoutMs: number, wha
 /**
  * {@link callStore} for a promise already made, and with an optional
  * `recover`: a store failure or a timeout is handed to it and the promise
- * settles as `recover` does; any other error rejects as it is. One promise for
- * all of it, because `limit()` comes through here on every decision.
+ * settles as `recover` does; any other error rejects as it is.
+ *
+ * The call settles once, by whichever comes first, and what happens after
+ * that goes nowhere: a store that answers or fails after the timeout has
+ * already settled the call is ignored, so `recover` (the `onStoreError`
+ * policy, a fallback limiter) runs at most once per call, and a late
+ * rejection is handled here rather than left to crash the process.
  */
 export function settleInTime<T>(
   pending: Promise<T>,
@@ -32,7 +37,10 @@ export function settleInTime<T>(
   recover?: (failure: StoreError | TimeoutError) => T | Promise<T>,
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
+    let settled = false;
     const fail = (error: Error): void => {
+      if (settled) return;
+      settled = true;
       if (recover === undefined || !isStoreFailure(error)) {
         reject(error);
         return;
@@ -48,6 +56,8 @@ export function settleInTime<T>(
     pending.then(
       (value) => {
         clearTimeout(timer);
+        if (settled) return;
+        settled = true;
         resolve(value);
       },
       (error: unknown) => {

@@ -7,14 +7,11 @@
 // its result and nothing on stderr. Each scenario prints how long its process
 // ran and how long it lingered after its last output.
 
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { runChild } from '../support/child-process.js';
 import { findFreeLoopbackPort, LOOPBACK_HOST } from '../support/free-port.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 
-const CHILD_PATH = fileURLToPath(new URL('../support/exit-child.ts', import.meta.url));
-const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** A child still running after this long is SIGKILLed (by its PID) and the test fails (generous: seven start at once, on a busy machine). */
 const CHILD_LIMIT_MS = 20_000;
 /**
@@ -25,53 +22,6 @@ const CHILD_LIMIT_MS = 20_000;
  * limiter, whose timers are unreferenced and cleared.
  */
 const LINGER_LIMIT_MS = 3_500;
-
-interface ChildRun {
-  readonly code: number | null;
-  readonly signal: NodeJS.Signals | null;
-  readonly stdout: string;
-  readonly stderr: string;
-  /** From spawn to exit. */
-  readonly totalMs: number;
-  /** From the last stdout output to exit. */
-  readonly lingerMs: number;
-  readonly killed: boolean;
-}
-
-/** Runs one scenario in its own process, bounded by CHILD_LIMIT_MS. */
-function runChild(scenario: string, url: string): Promise<ChildRun> {
-  const startedAt = performance.now();
-  const child = spawn(process.execPath, ['--unhandled-rejections=strict', '--import', 'tsx', CHILD_PATH, scenario, url], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  let lastOutputAt = startedAt;
-  let killed = false;
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-    lastOutputAt = performance.now();
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
-  const killer = setTimeout(() => {
-    killed = true;
-    child.kill('SIGKILL'); // this child's own PID
-  }, CHILD_LIMIT_MS);
-  return new Promise((resolve, reject) => {
-    child.once('error', (error) => {
-      clearTimeout(killer);
-      reject(error);
-    });
-    child.once('close', (code, signal) => {
-      clearTimeout(killer);
-      const exitedAt = performance.now();
-      resolve({ code, signal, stdout, stderr, totalMs: exitedAt - startedAt, lingerMs: exitedAt - lastOutputAt, killed });
-    });
-  });
-}
 
 describe('a process that used the limiter exits by itself', function () {
   this.timeout(CHILD_LIMIT_MS + 10_000);
@@ -105,7 +55,7 @@ describe('a process that used the limiter exits by itself', function () {
 
   it('in every scenario: exit code 0, within a few seconds, no unhandled rejection, nothing on stderr', async () => {
     // All at once, to keep the wall time down; each is bounded by CHILD_LIMIT_MS.
-    const runs = await Promise.all(scenarios.map(({ scenario, url }) => runChild(scenario, url())));
+    const runs = await Promise.all(scenarios.map(({ scenario, url }) => runChild('exit-child.ts', [scenario, url()], CHILD_LIMIT_MS)));
     const failures: string[] = [];
     runs.forEach((run, i) => {
       const { scenario, expectSeen } = scenarios[i] as (typeof scenarios)[number];
