@@ -1,15 +1,26 @@
+import { escapeIdentifier } from './keys.js';
+
 // Action ids: an optional id per attempt (a job id, a notification id) that
 // makes retries idempotent and admitted actions refundable. The recorded
 // member of an attempt with an action id is the id itself, marked with
 // whether the action was admitted; the members of attempts without one
 // (a random tag and a counter, see member.ts) never start with either mark.
 
-/** The member of an admitted action. */
+/**
+ * The form an action id is stored in: escaped as key parts are, so that
+ * action ids that differ only in a lone surrogate (`job-\uD800`,
+ * `job-\uFFFD`) stay distinct members in Redis.
+ */
+export function storedActionId(actionId: string): string {
+  return escapeIdentifier(actionId);
+}
+
+/** The member of an admitted action (its id as stored). */
 export function admittedMember(actionId: string): string {
   return `+${actionId}`;
 }
 
-/** The member of an action that was recorded while blocked (with `countBlocked: true`). */
+/** The member of an action (its id as stored) that was recorded while blocked (with `countBlocked: true`). */
 export function blockedMember(actionId: string): string {
   return `-${actionId}`;
 }

@@ -17,27 +17,33 @@ export function microsecondsToWholeMillisecondsUp(us: number): number {
   return Math.ceil(us / MICROSECONDS_PER_MILLISECOND);
 }
 
-// The process clock: wall-clock milliseconds refined to microseconds with the
-// monotonic `performance.now()`, re-anchored whenever the two disagree about
-// the current millisecond (NTP adjustments, long-running processes), and made
-// strictly increasing so that two calls never share a timestamp.
+// The process clock: wall-clock milliseconds (`Date.now()`) refined to
+// microseconds with the monotonic `performance.now()`. A reading is kept
+// inside the wall clock's current millisecond, so it is never ahead of the
+// wall clock, and it does not go below the previous reading while the wall
+// clock stays in that millisecond. Two readings may be equal: an attempt's
+// member, not its timestamp, tells it apart. A clock that ran ahead of the
+// wall clock would write timestamps in the future, and so keep every other
+// process's actions in the window for less than `interval` (over-admission).
 let anchorUs = Date.now() * MICROSECONDS_PER_MILLISECOND - Math.floor(performance.now() * MICROSECONDS_PER_MILLISECOND);
 let lastUs = 0;
 
 /**
  * This process's microsecond clock: integer microseconds since the Unix
- * epoch, following the wall clock to the millisecond, and strictly increasing
- * across all limiters of the process. Needs no native code.
+ * epoch, within the wall clock's current millisecond (never ahead of
+ * `Date.now()`), and non-decreasing while the wall clock does not step back.
+ * Needs no native code.
  */
 export function localMicroseconds(): number {
+  const wallUs = Date.now() * MICROSECONDS_PER_MILLISECOND;
   const monotonicUs = Math.floor(performance.now() * MICROSECONDS_PER_MILLISECOND);
   let now = anchorUs + monotonicUs;
-  const wallMs = Date.now();
-  if (Math.floor(now / MICROSECONDS_PER_MILLISECOND) !== wallMs) {
-    anchorUs = wallMs * MICROSECONDS_PER_MILLISECOND - monotonicUs;
-    now = anchorUs + monotonicUs;
+  if (now < wallUs || now >= wallUs + MICROSECONDS_PER_MILLISECOND) {
+    // The refined clock left the wall clock's millisecond (it drifted, or the wall clock was set): follow the wall clock.
+    anchorUs = wallUs - monotonicUs;
+    now = wallUs;
   }
-  if (now <= lastUs) now = lastUs + 1;
+  if (now < lastUs && lastUs < wallUs + MICROSECONDS_PER_MILLISECOND) now = lastUs;
   lastUs = now;
   return now;
 }

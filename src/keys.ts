@@ -1,4 +1,4 @@
-// The only place where Redis keys are built.
+// The only place where Redis keys are built, and where ids are escaped.
 //
 // A key is `<namespace>:{<id>}` with both parts escaped so that the key is
 // injective and the Redis Cluster hash tag is exactly the id:
@@ -29,8 +29,13 @@ function escapeChar(match: string): string {
   }
 }
 
-/** Escapes one key part; returns the input itself when nothing needs escaping (the common case). */
-export function escapeKeyPart(part: string): string {
+/**
+ * Escapes one part of a key, or an action id, injectively: two different
+ * strings never escape to the same one, even when they differ only in a lone
+ * surrogate (which clients send to Redis as U+FFFD). Returns the input itself
+ * when nothing needs escaping (the common case).
+ */
+export function escapeIdentifier(part: string): string {
   return NEEDS_ESCAPE.test(part) ? part.replace(ESCAPABLE, escapeChar) : part;
 }
 
@@ -57,11 +62,11 @@ export class KeyBuilder implements KeyScheme {
 
   /** @param namespace The limiter's namespace, as the user gave it. */
   constructor(namespace: string) {
-    this.#prefix = `${escapeKeyPart(namespace)}:{`;
+    this.#prefix = `${escapeIdentifier(namespace)}:{`;
   }
 
   /** The Redis key of one id (already normalized to a string). */
   keyFor(id: string): string {
-    return `${this.#prefix}${escapeKeyPart(id)}}`;
+    return `${this.#prefix}${escapeIdentifier(id)}}`;
   }
 }

@@ -17,8 +17,10 @@ export interface RollingRateLimiterOptions {
 
   /**
    * At least this many milliseconds between consecutive actions (an integer
-   * from 0 to 10^12); a gap of exactly `minDifference` is allowed. 0 turns the
-   * rule off.
+   * from 0 to `interval`); a gap of exactly `minDifference` is allowed. 0 turns
+   * the rule off. A gap longer than the window is refused with a `RangeError`:
+   * "at most 5 per minute, at least 2 minutes apart" is really "1 per 2
+   * minutes" (`interval: 120_000, maxInInterval: 1`).
    * @default 0
    */
   readonly minDifference?: number;
@@ -186,6 +188,15 @@ export function normalizeOptions(options: RollingRateLimiterOptions): Normalized
   const maxInInterval = integerInRange(options, 'maxInInterval', 1, MAX_COUNT);
   const minDifference = integerInRange(options, 'minDifference', 0, MAX_MILLISECONDS, DEFAULT_OPTIONS.minDifference);
   const timeout = integerInRange(options, 'timeout', 1, MAX_COUNT, DEFAULT_OPTIONS.timeout);
+  if (minDifference > interval) {
+    // The window's bookkeeping (trimming, expiry) keeps an action for `interval`: a longer gap could not be kept.
+    throw new InvalidOptionRangeError(
+      `Expected \`minDifference\` to be at most \`interval\` (${interval}), got ${describeValue(minDifference)}: ` +
+        `a gap longer than the window cannot be kept; for one action per ${minDifference} ms use \`interval: ${minDifference}, maxInInterval: 1\``,
+      'minDifference',
+      minDifference,
+    );
+  }
 
   const { client, countBlocked = DEFAULT_OPTIONS.countBlocked, clock = DEFAULT_OPTIONS.clock } = options;
   if (client !== undefined && (typeof client !== 'object' || client === null)) {

@@ -7,11 +7,10 @@ import type { RateLimitInfo } from './rate-limit-info.js';
 import type { RollingRateLimiter } from './rolling-rate-limiter.js';
 import type { Store, Tier } from './stores/store.js';
 import { describeValue, normalizeStoreErrorPolicy } from './options.js';
-import { decideOnStoreError, isStoreFailure, type StoreErrorPolicy } from './store-error-policy.js';
+import { decideOnStoreError, isStoreFailure, undoWithPolicy, type StoreErrorPolicy } from './store-error-policy.js';
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
-import { blockedOf, limitThrough, type LimitRoute } from './limit-answer.js';
 import { callStore } from './with-timeout.js';
-import { normalizeActionId, type AttemptOptions } from './action-ids.js';
+import { normalizeActionId, storedActionId, type AttemptOptions } from './action-ids.js';
 
 /** Options of {@link RateLimiterStack}. */
 export interface RateLimiterStackOptions {
@@ -72,7 +71,6 @@ export class RateLimiterStack {
   readonly #store: Store;
   readonly #timeout: number;
   readonly #onStoreError: StoreErrorPolicy<StackRateLimitInfo>;
-  readonly #limitRoute: LimitRoute;
 
   /**
    * @param limiters The tiers, at least one. They must keep their state in the
@@ -108,13 +106,6 @@ export class RateLimiterStack {
       throw new InvalidOptionTypeError(`Expected the stack's options to be an object, got ${describeValue(options)}`, 'options', options);
     }
     this.#onStoreError = normalizeStoreErrorPolicy(options.onStoreError);
-    this.#limitRoute = {
-      store: this.#store,
-      tiersOf: (id) => this.#tiersOf(id),
-      readClock: (tiers[0] as LimiterInternals).readClock,
-      timeoutMs: this.#timeout,
-      onStoreFailure: (error, id) => decideOnStoreError(this.#onStoreError, error, 'attempt', id, (blocked) => this.#fixedDecision(blocked)),
-    };
   }
 
   /** The stacked limiters, in order. */
@@ -127,9 +118,8 @@ export class RateLimiterStack {
    *
    * @returns `true` when any tier blocks the action, `false` when every tier allows it.
    */
-  limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
-    if (options?.actionId !== undefined) return this.limitWithInfo(id, options).then(blockedOf);
-    return limitThrough(this.#limitRoute, id);
+  async limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
+    return (await this.limitWithInfo(id, options)).blocked;
   }
 
   /** Like {@link limit}, with the stack's numbers and each tier's. */
@@ -180,12 +170,14 @@ export class RateLimiterStack {
     const action = normalizeActionId(actionId);
     if (action === undefined) throw new TypeError('Expected `actionId` to be a non-empty string, got undefined');
     const byStore = this.#keysByStore(normalizeId(id));
-    const removed = await callStore(
-      () => Promise.all([...byStore].map(([store, keys]) => store.undo(keys, action))),
-      this.#timeout,
-      'Undoing an action',
-    );
-    return removed.some(Boolean);
+    return undoWithPolicy(this.#onStoreError, id, action, async () => {
+      const removed = await callStore(
+        () => Promise.all([...byStore].map(([store, keys]) => store.undo(keys, storedActionId(action)))),
+        this.#timeout,
+        'Undoing an action',
+      );
+      return removed.some(Boolean);
+    });
   }
 
   /** The id's key in every tier, grouped by the store that holds it. */
@@ -204,7 +196,7 @@ export class RateLimiterStack {
       return await this.#decide(id, operation, actionId);
     } catch (error) {
       if (!isStoreFailure(error)) throw error;
-      return decideOnStoreError(this.#onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked));
+      return decideOnStoreError(this.#onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked), actionId);
     }
   }
 
@@ -235,7 +227,7 @@ export class RateLimiterStack {
     const tiers = this.#tiersOf(id);
     const now = (this.#tiers[0] as LimiterInternals).readClock?.();
     const decision = await callStore(
-      () => (operation === 'attempt' ? this.#store.attempt(tiers, now, actionId) : this.#store.peek(tiers, now)),
+      () => (operation === 'attempt' ? this.#store.attempt(tiers, now, actionId === undefined ? undefined : storedActionId(actionId)) : this.#store.peek(tiers, now)),
       this.#timeout,
       operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
     );
@@ -267,17 +259,17 @@ function isNonEmptyArray(value: unknown): value is readonly unknown[] {
 /** Throws a TypeError when the tiers cannot be decided together in one atomic step. */
 function checkStackable(limiters: readonly RollingRateLimiter[], tiers: readonly LimiterInternals[]): void {
   const first = tiers[0] as LimiterInternals;
-  const namespaces = new Set<string>();
   tiers.forEach((tier, i) => {
     const limiter = limiters[i] as RollingRateLimiter;
-    if (namespaces.has(limiter.namespace)) {
+    // Two tiers clash when their keys are one: the same namespace in one keyspace (in-memory limiters each have their own).
+    const clash = limiters.findIndex((other, j) => other.namespace === limiter.namespace && (tiers[j] as LimiterInternals).store.sharesKeysWith(tier.store));
+    if (clash < i) {
       throw new InvalidOptionTypeError(
         `Cannot stack two limiters with the namespace \`${limiter.namespace}\` (limiters[${i}]): give each tier its own namespace`,
         'limiters',
         limiter,
       );
     }
-    namespaces.add(limiter.namespace);
     if (!first.store.canDecideWith(tier.store)) {
       throw new InvalidOptionTypeError(
         `Cannot stack limiters[${i}] with limiters[0]: stacked limiters must keep their state in the same place ` +

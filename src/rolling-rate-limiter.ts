@@ -11,11 +11,10 @@ import { createAdapter } from './redis/create-adapter.js';
 import { MemoryStore } from './stores/memory-store.js';
 import { RedisStore } from './stores/redis-store.js';
 import type { Store, Tier } from './stores/store.js';
-import { decideOnStoreError, isStoreFailure } from './store-error-policy.js';
+import { decideOnStoreError, isStoreFailure, undoWithPolicy } from './store-error-policy.js';
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
-import { blockedOf, limitThrough, type LimitRoute } from './limit-answer.js';
 import { callStore } from './with-timeout.js';
-import { normalizeActionId, type AttemptOptions } from './action-ids.js';
+import { normalizeActionId, storedActionId, type AttemptOptions } from './action-ids.js';
 
 /**
  * An exact rolling-window rate limiter with a minimum gap between actions:
@@ -47,7 +46,6 @@ export class RollingRateLimiter {
   readonly #readClock: (() => number) | undefined;
   readonly #timeout: number;
   readonly #options: NormalizedOptions;
-  readonly #limitRoute: LimitRoute;
 
   /**
    * @param options See {@link RollingRateLimiterOptions}.
@@ -92,13 +90,6 @@ export class RollingRateLimiter {
         );
       }
     }
-    this.#limitRoute = {
-      store: this.#store,
-      tiersOf: (id) => [this.#tierOf(id)],
-      readClock: this.#readClock,
-      timeoutMs: this.#timeout,
-      onStoreFailure: (error, id) => decideOnStoreError(normalized.onStoreError, error, 'attempt', id, (blocked) => this.#fixedDecision(blocked)),
-    };
     registerInternals(this, {
       rule: this.#rule,
       store: this.#store,
@@ -154,9 +145,8 @@ export class RollingRateLimiter {
    * if (await limiter.limit(userId)) return; // blocked
    * ```
    */
-  limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
-    if (options?.actionId !== undefined) return this.limitWithInfo(id, options).then(blockedOf);
-    return limitThrough(this.#limitRoute, id);
+  async limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
+    return (await this.limitWithInfo(id, options)).blocked;
   }
 
   /**
@@ -254,7 +244,9 @@ export class RollingRateLimiter {
     const key = this.#keys.keyFor(normalizeId(id));
     const action = normalizeActionId(actionId);
     if (action === undefined) throw new TypeError('Expected `actionId` to be a non-empty string, got undefined');
-    return callStore(() => this.#store.undo([key], action), this.#timeout, 'Undoing an action');
+    return undoWithPolicy(this.#options.onStoreError, id, action, () =>
+      callStore(() => this.#store.undo([key], storedActionId(action)), this.#timeout, 'Undoing an action'),
+    );
   }
 
   /** Forgets every action recorded for `id`, as if it had never acted. */
@@ -268,7 +260,7 @@ export class RollingRateLimiter {
       return await this.#decide(id, operation, actionId);
     } catch (error) {
       if (!isStoreFailure(error)) throw error;
-      return decideOnStoreError(this.#options.onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked));
+      return decideOnStoreError(this.#options.onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked), actionId);
     }
   }
 
@@ -292,7 +284,7 @@ export class RollingRateLimiter {
     const tier = this.#tierOf(id);
     const now = this.#readClock?.();
     const decision = await callStore(
-      () => (operation === 'attempt' ? this.#store.attempt([tier], now, actionId) : this.#store.peek([tier], now)),
+      () => (operation === 'attempt' ? this.#store.attempt([tier], now, actionId === undefined ? undefined : storedActionId(actionId)) : this.#store.peek([tier], now)),
       this.#timeout,
       operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
     );

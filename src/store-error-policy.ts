@@ -4,6 +4,7 @@
 
 import { StoreError } from './errors/store-error.js';
 import { TimeoutError } from './errors/timeout-error.js';
+import type { AttemptOptions } from './action-ids.js';
 import type { LimiterId } from './ids.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 
@@ -13,10 +14,19 @@ import type { RateLimitInfo } from './rate-limit-info.js';
  * {@link RateLimiterStack} of in-memory limiters).
  */
 export interface FallbackLimiter<Info extends RateLimitInfo = RateLimitInfo> {
-  /** Decides an attempt for `id` in place of the store (called by `limit` and `limitWithInfo`). */
-  limitWithInfo(id: LimiterId): Promise<Info>;
+  /**
+   * Decides an attempt for `id` in place of the store (called by `limit` and
+   * `limitWithInfo`), with the attempt's `actionId` when it has one, so that
+   * a job retried during an outage is not counted twice.
+   */
+  limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<Info>;
   /** Decides a dry run for `id` in place of the store (called by `wouldLimit` and `wouldLimitWithInfo`). */
   wouldLimitWithInfo(id: LimiterId): Promise<Info>;
+  /**
+   * Gives back an action it admitted (called by `undo`, after the store, when
+   * present): an action admitted during an outage was recorded here.
+   */
+  undo?(id: LimiterId, actionId: string): Promise<boolean>;
 }
 
 /**
@@ -55,6 +65,7 @@ export function isStoreErrorPolicy(value: unknown): value is StoreErrorPolicy {
  * both failures and carries the store's as `cause`.
  *
  * @param fixed Builds the info of a fixed decision (`'allow'` or `'block'`).
+ * @param actionId The attempt's action id, handed to a fallback limiter.
  */
 export async function decideOnStoreError<Info extends RateLimitInfo>(
   policy: StoreErrorPolicy<Info>,
@@ -62,6 +73,7 @@ export async function decideOnStoreError<Info extends RateLimitInfo>(
   operation: 'attempt' | 'peek',
   id: LimiterId,
   fixed: (blocked: boolean) => Info,
+  actionId?: string,
 ): Promise<Info> {
   if (policy === 'throw') throw error;
   if (policy === 'allow' || policy === 'block') {
@@ -69,10 +81,35 @@ export async function decideOnStoreError<Info extends RateLimitInfo>(
   }
   let info: Info;
   try {
-    info = operation === 'attempt' ? await policy.limitWithInfo(id) : await policy.wouldLimitWithInfo(id);
+    info = operation === 'attempt' ? await policy.limitWithInfo(id, actionId === undefined ? undefined : { actionId }) : await policy.wouldLimitWithInfo(id);
   } catch (fallbackError) {
     const reason = fallbackError instanceof Error ? fallbackError.message : String(fallbackError);
     throw new StoreError(`${error.message}; the fallback limiter failed too: ${reason}`, { cause: error });
   }
   return { ...info, storeFailure: { policy: 'fallback', error } };
+}
+
+/**
+ * `undo` for a limiter or a stack: removes the action from the store and, when
+ * the policy is a fallback limiter that can undo, from the fallback too (it
+ * recorded the actions it admitted while the store was down). When the store
+ * fails, the fallback's answer stands in; without a fallback that can undo,
+ * the store's failure rejects the call.
+ */
+export async function undoWithPolicy(
+  policy: StoreErrorPolicy<RateLimitInfo>,
+  id: LimiterId,
+  actionId: string,
+  undoInStore: () => Promise<boolean>,
+): Promise<boolean> {
+  const fallback = typeof policy === 'object' && typeof policy.undo === 'function' ? policy : undefined;
+  let removed: boolean;
+  try {
+    removed = await undoInStore();
+  } catch (error) {
+    if (fallback === undefined || !isStoreFailure(error)) throw error;
+    return (await fallback.undo?.(id, actionId)) ?? false;
+  }
+  const removedByFallback = (await fallback?.undo?.(id, actionId)) ?? false;
+  return removed || removedByFallback;
 }

@@ -1,5 +1,6 @@
+import { microsecondsToWholeMillisecondsUp } from '../clock.js';
 import { admittedMember, blockedMember } from '../action-ids.js';
-import { decideTiers, judge, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../decision.js';
+import { decideTiers, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../decision.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { firstIndexAbove, insertSorted } from './sorted-timestamps.js';
 import type { Store, StoreDecision, Tier } from './store.js';
@@ -11,7 +12,12 @@ interface MemoryEntry {
   readonly timestamps: number[];
   /** The member of each timestamp (same index) once an action id has been used on this id; undefined before. */
   members: (string | undefined)[] | undefined;
-  /** When the newest timestamp leaves the window, in microseconds. */
+  /**
+   * When the id is forgotten, in wall-clock milliseconds (`Date.now()`):
+   * `interval` after its last write, as a Redis key's TTL. Not by the
+   * attempts' clock, which an injected clock may move back: the model would
+   * then still count what an early reclaim had dropped.
+   */
   expiresAt: number;
 }
 
@@ -20,9 +26,10 @@ const NOT_BLOCKED: Verdict = { blocked: false, blockedDueToCount: false, blocked
 
 /**
  * The in-process store, one per limiter without a `client`. Each write
- * reclaims a few ids whose window has emptied (see {@link ExpiryQueue}), so
- * memory stays proportional to the ids active within the last interval. No
- * timer is kept, per id or otherwise, so the process can always exit.
+ * reclaims a few ids not written for an `interval` of wall-clock time (see
+ * {@link ExpiryQueue}), as Redis expires a key, so memory stays proportional
+ * to the ids active within the last interval. No timer is kept, per id or
+ * otherwise, so the process can always exit.
  *
  * Decisions are synchronous, so tiers held by several memory stores (a stack
  * of in-memory limiters) are decided together atomically, exactly as the
@@ -45,19 +52,6 @@ export class MemoryStore implements Store {
 
   async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
     return MemoryStore.#attemptNow(tiers, requireTime(now), actionId);
-  }
-
-  /**
-   * Decides and records an attempt without an action id, synchronously: the
-   * answer is a boolean, not a promise, so the limiter needs no timer to
-   * guard it. One tier (a single limiter) takes a short path with a single
-   * map lookup; several tiers are decided as `attempt` decides them.
-   */
-  limit(tiers: readonly Tier[], now: number | undefined): boolean {
-    const at = requireTime(now);
-    if (tiers.length !== 1) return MemoryStore.#attemptNow(tiers, at, undefined).tiers.some((tier) => tier.verdict.blocked);
-    const { key, rule, store } = tiers[0] as Tier;
-    return (store as unknown as MemoryStore).#limitOne(key, rule, at);
   }
 
   /** {@link attempt}, synchronously. */
@@ -106,6 +100,10 @@ export class MemoryStore implements Store {
     let removed = false;
     for (const key of keys) removed = this.#remove(key, admittedMember(actionId)) || removed;
     return removed;
+  }
+
+  sharesKeysWith(other: Store): boolean {
+    return other === this;
   }
 
   canDecideWith(other: Store): boolean {
@@ -161,44 +159,18 @@ export class MemoryStore implements Store {
   }
 
   /**
-   * One limiter's attempt without an action id: prune, judge, record, with
-   * one lookup of the id. Exactly `#attemptNow` with one tier, which the
-   * model test checks.
-   */
-  #limitOne(key: string, rule: WindowRule, now: number): boolean {
-    let entry = this.#entries.get(key);
-    let count = 0;
-    let newest: number | undefined;
-    if (entry !== undefined) {
-      const { timestamps } = entry;
-      const start = firstIndexAbove(timestamps, now - rule.intervalUs);
-      count = timestamps.length - start;
-      if (count === 0) {
-        this.#entries.delete(key);
-        entry = undefined;
-      } else {
-        if (start > 0) removeFront(entry, start);
-        newest = timestamps[timestamps.length - 1];
-      }
-    }
-    const { blocked } = judge(rule, now, { count, newest });
-    // The entry, when there is one, holds a timestamp newer than now - interval, so reclaiming cannot drop it.
-    if (!blocked || rule.countBlocked) this.#record(key, rule, now, undefined, entry);
-    return blocked;
-  }
-
-  /**
    * Records `now` (with its member, if any), keeping only the newest
-   * `maxInInterval` timestamps. `known` is the id's entry when the caller has
-   * just looked it up and pruned it.
+   * `maxInInterval` timestamps, and pushes back when the id is forgotten.
    */
-  #record(key: string, rule: WindowRule, now: number, member: string | undefined, known?: MemoryEntry): void {
-    this.#expiry.reclaim(now, this.#isLive, this.#forget);
-    let entry = known ?? this.#entries.get(key);
+  #record(key: string, rule: WindowRule, now: number, member: string | undefined): void {
+    const wallMs = Date.now();
+    const expiresAt = wallMs + microsecondsToWholeMillisecondsUp(rule.intervalUs);
+    this.#expiry.reclaim(wallMs, this.#isLive, this.#forget);
+    let entry = this.#entries.get(key);
     if (entry === undefined) {
-      entry = { key, timestamps: [], members: undefined, expiresAt: 0 };
+      entry = { key, timestamps: [], members: undefined, expiresAt };
       this.#entries.set(key, entry);
-      this.#expiry.add(entry, now + rule.intervalUs);
+      this.#expiry.add(entry, expiresAt);
     }
     if (member !== undefined && entry.members === undefined) entry.members = entry.timestamps.map(() => undefined);
     if (actionIdOf(member) !== undefined) {
@@ -209,7 +181,7 @@ export class MemoryStore implements Store {
     const index = insertSorted(entry.timestamps, now);
     entry.members?.splice(index, 0, member);
     if (entry.timestamps.length > rule.maxInInterval) removeFront(entry, entry.timestamps.length - rule.maxInInterval);
-    entry.expiresAt = (entry.timestamps[entry.timestamps.length - 1] as number) + rule.intervalUs;
+    entry.expiresAt = expiresAt;
   }
 }
 

@@ -2,21 +2,20 @@ import { UnsupportedError } from '../errors/unsupported-error.js';
 import { admittedMember } from '../action-ids.js';
 import type { RedisAdapter } from '../redis/adapter.js';
 import { readInteger } from '../redis/replies.js';
-import { attemptWithMulti, limitWithMulti, peekWithMulti } from './redis-multi-path.js';
-import { decideWithScript, limitWithScript } from './redis-script-path.js';
+import { attemptWithMulti, peekWithMulti } from './redis-multi-path.js';
+import { decideWithScript } from './redis-script-path.js';
 import type { Store, StoreDecision, Tier } from './store.js';
 
 /**
- * The Redis store. It picks, per call, the cheapest way that is exact:
+ * The Redis store. One way per mode:
  *
- * - one limiter with `countBlocked: true` and a local clock: the MULTI path
- *   (plain commands, no EVAL permission needed), unless it asked for the
- *   script (`useScript`);
- * - anything that must decide before writing (`countBlocked: false`, stacked
- *   tiers, `clock: 'redis'`, action ids): one EVALSHA, of the limit script
- *   when only the verdict is wanted, of the decide script otherwise;
- * - dry runs: a read-only MULTI, or the script in dry-run mode with the Redis
- *   clock (the time must be read inside Redis).
+ * - one limiter with `countBlocked: true` on the caller's clock, without an
+ *   action id: the MULTI path (plain commands, no EVAL permission needed),
+ *   unless it asked for the script (`useScript`);
+ * - anything else that records (`countBlocked: false`, stacked tiers,
+ *   `clock: 'redis'`, action ids): one EVALSHA of the decide script;
+ * - dry runs: a read-only MULTI, or the decide script in dry-run mode with
+ *   the Redis clock (the time must be read inside Redis).
  */
 export class RedisStore implements Store {
   readonly #redis: RedisAdapter;
@@ -38,14 +37,6 @@ export class RedisStore implements Store {
     if (multiTier !== undefined) return attemptWithMulti(this.#redis, multiTier, now as number);
     this.#requireScripts(actionId === undefined ? 'This decision needs' : 'Action ids need');
     return decideWithScript(this.#redis, tiers, now, false, actionId);
-  }
-
-  /** Not `async`: the promise of the path that decides is handed on as it is, one step fewer per call. */
-  limit(tiers: readonly Tier[], now: number | undefined): Promise<boolean> {
-    const multiTier = this.#multiTier(tiers, now);
-    if (multiTier !== undefined) return limitWithMulti(this.#redis, multiTier, now as number);
-    this.#requireScripts('This decision needs');
-    return limitWithScript(this.#redis, tiers, now);
   }
 
   /** The one tier an attempt is about when the MULTI path can decide it (no action id is the caller's part). */
@@ -72,7 +63,11 @@ export class RedisStore implements Store {
     return replies.some((reply) => readInteger(reply, 'ZREM') > 0);
   }
 
-  canDecideWith(other: Store): boolean {
+  sharesKeysWith(other: Store): boolean {
     return other instanceof RedisStore && other.#redis.client === this.#redis.client;
+  }
+
+  canDecideWith(other: Store): boolean {
+    return this.sharesKeysWith(other);
   }
 }

@@ -48,20 +48,14 @@ export interface Store {
    * action is replaced rather than counted twice.
    */
   attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision>;
-  /**
-   * Decides and records an attempt without an action id, exactly as
-   * `attempt` does, answering only whether it was blocked: what `limit()`
-   * needs, at less cost (no numbers to read back or compute). A store that
-   * decides in this process answers synchronously (a boolean, which cannot
-   * hang); one that asks a server answers with a promise.
-   */
-  limit(tiers: readonly Tier[], now: number | undefined): Promise<boolean> | boolean;
   /** Decides an attempt as `attempt` would, and writes nothing at all. */
   peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision>;
   /** Forgets everything recorded under these keys. */
   clear(keys: readonly string[]): Promise<void>;
   /** Removes the admitted action `actionId` from these keys; true when there was one to remove. */
   undo(keys: readonly string[], actionId: string): Promise<boolean>;
+  /** Whether `other` holds its keys in the same keyspace as this store (the same Redis, or this very memory store). */
+  sharesKeysWith(other: Store): boolean;
   /** Whether this store can decide tiers held by `other` together with its own, in one atomic step. */
   canDecideWith(other: Store): boolean;
 }

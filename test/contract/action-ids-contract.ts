@@ -50,6 +50,20 @@ export function describeActionIdContract(backend: string, factory: () => Limiter
       expect(await limiter.limitWithInfo('user', { actionId: 'c' })).to.include({ alreadyAdmitted: true, actionsRemaining: 1 });
     });
 
+    it('keeps action ids apart that differ only in a lone surrogate (which clients would send as U+FFFD)', async () => {
+      const limiter = make({ maxInInterval: 1, countBlocked: false });
+      const ids = ['job-\uD800', 'job-\uDBFF', 'job-\uDC01', 'job-\uFFFD'];
+      const seen: boolean[] = [];
+      for (const actionId of ids) {
+        clock.advanceMs(10);
+        seen.push(await limiter.limit('user', { actionId }));
+      }
+      expect(seen, 'one admitted, three other actions blocked').to.deep.equal([false, true, true, true]);
+      expect(await limiter.limitWithInfo('user', { actionId: 'job-\uD800' })).to.include({ alreadyAdmitted: true });
+      expect(await limiter.undo('user', 'job-\uDBFF'), 'never admitted').to.equal(false);
+      expect(await limiter.undo('user', 'job-\uD800')).to.equal(true);
+    });
+
     it('undo gives an admitted action back, once', async () => {
       const limiter = make({ maxInInterval: 1, countBlocked: false });
       await limiter.limit('user', { actionId: 'push-1' });

@@ -8,5 +8,5 @@ describeLimiterContract(
   () => (options) => new RollingRateLimiter(options),
   { countBlockedFalse: true, modelSchedules: 5000 },
 );
-describeStackContract('the in-memory store', () => (options) => new RollingRateLimiter(options), { modelSchedules: 2000 });
+describeStackContract('the in-memory store', () => (options) => new RollingRateLimiter(options), { modelSchedules: 2000, ownStatePerLimiter: true });
 describeActionIdContract('the in-memory store', () => (options) => new RollingRateLimiter(options), { modelSchedules: 2000 });

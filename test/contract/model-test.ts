@@ -5,6 +5,14 @@
 // exactly on the window boundary and the gap boundary, and two attempts often
 // share a microsecond. Set MODEL_SCHEDULES to run more (or fewer) schedules,
 // and MODEL_SEED to replay one run.
+//
+// Clocks that disagree: in a quarter of the schedules two processes act on
+// the same keys with clocks 2 s apart (either way), and in a sixth one clock
+// now and then steps back 4 s. A limiter holds no state of its own but its
+// clock, so the two processes are one limiter whose clock reads the acting
+// process's time: on Redis the same commands on the same keys as two
+// limiters in two processes. Every decision must still be SPEC steps 1-7
+// with the caller's time applied to the key as it stands.
 
 import { expect } from 'chai';
 import { ReferenceLimiter, type ReferenceRules } from '../support/reference-model.js';
@@ -15,10 +23,21 @@ import type { BackendCapabilities, LimiterFactory } from './limiter-contract.js'
 const IDS = ['alice', 'bob', '42'];
 
 interface Step {
-  /** `limit` compares limitWithInfo(), `limit-verdict` compares limit() (a cheaper path that answers only the verdict). */
+  /** `limit` compares limitWithInfo(), `limit-verdict` compares limit() (which is limitWithInfo().blocked). */
   readonly operation: 'limit' | 'limit-verdict' | 'peek' | 'clear';
   readonly id: string;
   readonly advanceUs: number;
+}
+
+/** How the schedule's time behaves. */
+type Timing = 'one clock' | 'two clocks' | 'steps back';
+
+const SKEW_US = 2_000_000;
+const STEP_BACK_US = 4_000_000;
+
+function randomTiming(random: SeededRandom): Timing {
+  const roll = random.next();
+  return roll < 0.25 ? 'two clocks' : roll < 0.42 ? 'steps back' : 'one clock';
 }
 
 function randomRules(random: SeededRandom, countBlockedFalse: boolean): ReferenceRules {
@@ -27,7 +46,7 @@ function randomRules(random: SeededRandom, countBlockedFalse: boolean): Referenc
   return {
     intervalMs,
     maxInInterval: random.chance(0.2) ? random.int(5, 12) : random.int(1, 4),
-    minDifferenceMs: random.chance(0.35) ? 0 : random.pick([1, 999, Math.floor(intervalMs / 3), intervalMs, intervalMs * 2]),
+    minDifferenceMs: random.chance(0.35) ? 0 : random.pick([1, 999, Math.floor(intervalMs / 3), intervalMs - 1, intervalMs]),
     countBlocked: countBlockedFalse ? random.chance(0.5) : true,
   };
 }
@@ -57,21 +76,26 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
   const schedules = Number(process.env.MODEL_SCHEDULES ?? capabilities.modelSchedules);
   const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
 
-  it(`matches the reference model on ${schedules} random schedules (seed ${seed})`, async function () {
+  it(`matches the reference model on ${schedules} random schedules, with skewed and stepping clocks (seed ${seed})`, async function () {
     this.timeout(Math.max(60_000, schedules * 200));
     const create = factory();
     const random = new SeededRandom(seed);
     let steps = 0;
+    const byTiming: Record<Timing, number> = { 'one clock': 0, 'two clocks': 0, 'steps back': 0 };
     for (let schedule = 0; schedule < schedules; schedule += 1) {
       const rules = randomRules(random, capabilities.countBlockedFalse);
       const useScript = capabilities.useScript === true && random.chance(0.4);
-      const clock = new TestClock(Date.UTC(2026, 0, 1) * 1000 + random.int(0, 1e9));
+      const timing = randomTiming(random);
+      const base = new TestClock(Date.UTC(2026, 0, 1) * 1000 + random.int(0, 1e9));
+      // The other process's clock runs 2 s ahead or behind; `skew` is the acting process's offset.
+      const otherOffset = random.chance(0.5) ? SKEW_US : -SKEW_US;
+      let skew = 0;
       const limiter = create({
         interval: rules.intervalMs,
         maxInInterval: rules.maxInInterval,
         minDifference: rules.minDifferenceMs,
         countBlocked: rules.countBlocked,
-        clock: clock.read,
+        clock: () => base.now + skew,
         namespace: `model-${schedule}`,
         ...(useScript ? { useScript: true } : {}),
       });
@@ -79,28 +103,38 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
       const length = random.chance(0.15) ? random.int(60, 120) : random.int(10, 40);
       for (let i = 0; i < length; i += 1) {
         const step = randomStep(random, rules);
-        clock.advanceUs(step.advanceUs);
-        const where = `seed ${seed}, schedule ${schedule}, step ${i}, rules ${JSON.stringify(rules)}${useScript ? ' useScript' : ''}, ${step.operation} ${step.id}`;
+        if (timing === 'steps back' && random.chance(0.1)) base.advanceUs(-STEP_BACK_US);
+        else base.advanceUs(step.advanceUs);
+        skew = timing === 'two clocks' && random.chance(0.5) ? otherOffset : 0;
+        const now = base.now + skew;
+        const where = `seed ${seed}, schedule ${schedule} (${timing}), step ${i}, rules ${JSON.stringify(rules)}${useScript ? ' useScript' : ''}, ${step.operation} ${step.id} at ${skew / 1e6} s`;
         if (step.operation === 'clear') {
           await limiter.clear(step.id);
           reference.clear(step.id);
           continue;
         }
         if (step.operation === 'limit-verdict') {
-          expect(await limiter.limit(step.id), where).to.equal(reference.attempt(step.id, clock.now).blocked);
+          expect(await limiter.limit(step.id), where).to.equal(reference.attempt(step.id, now).blocked);
           steps += 1;
+          byTiming[timing] += 1;
           continue;
         }
         const actual =
           step.operation === 'limit' ? await limiter.limitWithInfo(step.id) : await limiter.wouldLimitWithInfo(step.id);
         const expected =
-          step.operation === 'limit' ? reference.attempt(step.id, clock.now) : reference.peek(step.id, clock.now);
+          step.operation === 'limit' ? reference.attempt(step.id, now) : reference.peek(step.id, now);
         expect(actual, where).to.deep.equal(expected);
         steps += 1;
+        byTiming[timing] += 1;
       }
       for (const id of IDS) await limiter.clear(id);
     }
     expect(steps).to.be.greaterThan(schedules * 10);
-    console.log(`      model test: ${schedules} schedules, ${steps} decisions compared`);
+    expect(byTiming['two clocks'], 'decisions with clocks 2 s apart').to.be.greaterThan(schedules * 2);
+    expect(byTiming['steps back'], 'decisions with a clock that steps back').to.be.greaterThan(schedules);
+    console.log(
+      `      model test: ${schedules} schedules, ${steps} decisions compared ` +
+        `(${byTiming['one clock']} on one clock, ${byTiming['two clocks']} with clocks ±2 s apart, ${byTiming['steps back']} with a clock stepping back 4 s)`,
+    );
   });
 }

@@ -22,6 +22,11 @@ export interface StackContractOptions {
    * backend's limiters. Omitted where no other store is at hand.
    */
   readonly foreignLimiter?: (options: ContractOptions) => RollingRateLimiter;
+  /**
+   * Whether each limiter keeps its state apart (in memory): two limiters with
+   * one namespace then never share keys, and stack together.
+   */
+  readonly ownStatePerLimiter?: boolean;
 }
 
 const MINUTE = 60_000;
@@ -392,9 +397,12 @@ export function describeStackContract(backend: string, factory: () => LimiterFac
         expectTypeError(() => new RateLimiterStack([limiter, limiter]), /namespace/);
         const other = make({ namespace: 'other' });
         expectTypeError(() => new RateLimiterStack([limiter, other, limiter]), /namespace.*limiters\[2\]/);
-        // Two distinct limiters with one namespace, where the factory keeps the namespace as given.
+        // Two distinct limiters with one namespace clash only where they share a keyspace (one Redis), not in memory.
         const twin = make({ namespace: limiter.namespace });
-        if (twin.namespace === limiter.namespace) expectTypeError(() => new RateLimiterStack([limiter, twin]), /namespace/);
+        if (twin.namespace === limiter.namespace) {
+          if (options.ownStatePerLimiter === true) expect(new RateLimiterStack([limiter, twin]).limiters).to.have.length(2);
+          else expectTypeError(() => new RateLimiterStack([limiter, twin]), /namespace/);
+        }
       });
 
       it('refuses limiters with different clocks', () => {
@@ -435,7 +443,7 @@ function randomTierRules(random: SeededRandom, plain: boolean): RulesWithoutName
   return {
     intervalMs,
     maxInInterval: random.chance(0.2) ? random.int(5, 12) : random.int(1, 4),
-    minDifferenceMs: plain || random.chance(0.4) ? 0 : random.pick([1, 999, Math.floor(intervalMs / 3), intervalMs, intervalMs * 2]),
+    minDifferenceMs: plain || random.chance(0.4) ? 0 : random.pick([1, 999, Math.floor(intervalMs / 3), intervalMs - 1, intervalMs]),
     countBlocked: !plain && random.chance(0.5),
   };
 }
@@ -515,13 +523,18 @@ function describeStackModelTest(factory: () => LimiterFactory, defaultSchedules:
       const plain = random.chance(0.25);
       const rules = Array.from({ length: random.int(2, 3) }, () => randomTierRules(random, plain));
       const clock = new TestClock(Date.UTC(2026, 0, 1) * 1000 + random.int(0, 1e9));
+      // Clocks that disagree, as in the single-limiter model test: a second process 2 s ahead or behind, or a clock stepping back 4 s.
+      const timing = random.next();
+      const otherOffset = random.chance(0.5) ? 2_000_000 : -2_000_000;
+      let skew = 0;
+      const read = (): number => clock.now + skew;
       const limiters = rules.map((tier, i) =>
         create({
           interval: tier.intervalMs,
           maxInInterval: tier.maxInInterval,
           minDifference: tier.minDifferenceMs,
           countBlocked: tier.countBlocked,
-          clock: clock.read,
+          clock: read,
           namespace: `stack-model-${schedule}-tier-${i}`,
           // A tier's own limit() then takes the limit script even with countBlocked: true.
           ...(tryUseScript && random.chance(0.4) ? { useScript: true } : {}),
@@ -539,11 +552,15 @@ function describeStackModelTest(factory: () => LimiterFactory, defaultSchedules:
         const id = random.pick(IDS);
         const operation = randomOperation(random);
         const tierIndex = random.int(0, limiters.length - 1);
-        clock.advanceUs(randomAdvance(random, rules, lastWaits.get(id) ?? []));
+        const advanceUs = randomAdvance(random, rules, lastWaits.get(id) ?? []);
+        if (timing < 0.15 && random.chance(0.1)) clock.advanceUs(-4_000_000);
+        else clock.advanceUs(advanceUs);
+        skew = timing >= 0.15 && timing < 0.4 && random.chance(0.5) ? otherOffset : 0;
+        const now = read();
         // '42' is sometimes passed as the number 42: the same id.
         const libraryId = id === '42' && random.chance(0.5) ? 42 : id;
         const where =
-          `seed ${seed}, schedule ${schedule}, step ${step}, t ${clock.now}, ${operation}` +
+          `seed ${seed}, schedule ${schedule}, step ${step}, t ${now} (skew ${skew / 1e6} s), ${operation}` +
           `${operation.startsWith('tier') ? ` on tier ${tierIndex}` : ''}${operation.startsWith('other') ? ` on tiers [${otherOrder.join(', ')}]` : ''}` +
           ` ${JSON.stringify(libraryId)}, tiers ${JSON.stringify(rules)}`;
 
@@ -560,20 +577,20 @@ function describeStackModelTest(factory: () => LimiterFactory, defaultSchedules:
           case 'peek': {
             const actual: StackRateLimitInfo =
               operation === 'limit' ? await stack.limitWithInfo(libraryId) : await stack.wouldLimitWithInfo(libraryId);
-            const expected = operation === 'limit' ? reference.attempt(id, clock.now) : reference.peek(id, clock.now);
+            const expected = operation === 'limit' ? reference.attempt(id, now) : reference.peek(id, now);
             expect(actual, where).to.deep.equal(expected);
             lastWaits.set(id, [expected.millisecondsUntilAllowed, ...expected.tiers.map((tier) => tier.millisecondsUntilAllowed)]);
             break;
           }
           case 'limit-verdict': {
-            // limit() alone answers from a cheaper path (the limit script on Redis): only the verdict to compare.
-            const expected = reference.attempt(id, clock.now);
+            // limit() is limitWithInfo().blocked: only the verdict to compare.
+            const expected = reference.attempt(id, now);
             expect(await stack.limit(libraryId), where).to.equal(expected.blocked);
             lastWaits.set(id, [expected.millisecondsUntilAllowed]);
             break;
           }
           case 'tier-limit-verdict': {
-            const expected = reference.attempt(id, clock.now, [tierIndex]);
+            const expected = reference.attempt(id, now, [tierIndex]);
             expect(await (limiters[tierIndex] as RollingRateLimiter).limit(libraryId), where).to.equal(expected.blocked);
             lastWaits.set(id, [expected.millisecondsUntilAllowed]);
             break;
@@ -583,7 +600,7 @@ function describeStackModelTest(factory: () => LimiterFactory, defaultSchedules:
             const actual: StackRateLimitInfo =
               operation === 'other-limit' ? await other.limitWithInfo(libraryId) : await other.wouldLimitWithInfo(libraryId);
             const expected =
-              operation === 'other-limit' ? reference.attempt(id, clock.now, otherOrder) : reference.peek(id, clock.now, otherOrder);
+              operation === 'other-limit' ? reference.attempt(id, now, otherOrder) : reference.peek(id, now, otherOrder);
             expect(actual, where).to.deep.equal(expected);
             lastWaits.set(id, [expected.millisecondsUntilAllowed]);
             break;
@@ -593,7 +610,7 @@ function describeStackModelTest(factory: () => LimiterFactory, defaultSchedules:
             const limiter = limiters[tierIndex] as RollingRateLimiter;
             const actual = operation === 'tier-limit' ? await limiter.limitWithInfo(libraryId) : await limiter.wouldLimitWithInfo(libraryId);
             const expected =
-              operation === 'tier-limit' ? reference.attempt(id, clock.now, [tierIndex]) : reference.peek(id, clock.now, [tierIndex]);
+              operation === 'tier-limit' ? reference.attempt(id, now, [tierIndex]) : reference.peek(id, now, [tierIndex]);
             expect(actual, where).to.deep.equal(limitInfoOf(expected));
             lastWaits.set(id, [expected.millisecondsUntilAllowed]);
             break;

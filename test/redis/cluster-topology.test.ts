@@ -14,7 +14,7 @@ import { expect } from 'chai';
 import { Cluster, Redis } from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { RateLimiterStack, RollingRateLimiter } from '../../src/index.js';
-import { escapeKeyPart, KeyBuilder } from '../../src/keys.js';
+import { escapeIdentifier, KeyBuilder } from '../../src/keys.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { SeededRandom } from '../support/random.js';
 import { keySlot, masterOfSlot, slotOwners, useRedisCluster, type RedisClusterHandle, type SlotRange } from '../support/redis-cluster.js';
@@ -114,7 +114,7 @@ describe('the library on a real Redis Cluster', function () {
 
     for (const id of AWKWARD_IDS) {
       const slots = await slotsOf(id);
-      expect(new Set(slots), `slots of id ${JSON.stringify(id)}`).to.deep.equal(new Set([keySlot(escapeKeyPart(id))]));
+      expect(new Set(slots), `slots of id ${JSON.stringify(id)}`).to.deep.equal(new Set([keySlot(escapeIdentifier(id))]));
     }
 
     // A multi-key command is accepted only when all its keys share a slot.
@@ -151,7 +151,7 @@ describe('the library on a real Redis Cluster', function () {
     try {
       await Promise.all(ids.map((id) => redis.set(keys.keyFor(id), '1', 'PX', 60_000)));
       for (const [master, count] of expected) {
-        expect(await countKeys(masterConnection(master), `${escapeKeyPart(namespace)}:*`), `keys found on ${master}`).to.equal(count);
+        expect(await countKeys(masterConnection(master), `${escapeIdentifier(namespace)}:*`), `keys found on ${master}`).to.equal(count);
       }
     } finally {
       await Promise.all(ids.map((id) => redis.del(keys.keyFor(id))));

@@ -11,13 +11,22 @@ describe('localMicroseconds', () => {
     expect(now).to.be.within(before, after);
   });
 
-  it('is strictly increasing, even when called many times within a microsecond', () => {
+  it('is never ahead of the wall clock and never goes back, even when called many times within a microsecond', () => {
     let previous = localMicroseconds();
-    for (let i = 0; i < 100_000; i += 1) {
+    for (let i = 0; i < 300_000; i += 1) {
       const now = localMicroseconds();
-      expect(now > previous).to.equal(true);
+      const wallEndUs = (Date.now() + 1) * 1000;
+      if (now > wallEndUs - 1) expect.fail(`reading ${now} is ahead of the wall clock's millisecond ending at ${wallEndUs}`);
+      if (now < previous) expect.fail(`reading ${now} went back from ${previous}`);
       previous = now;
     }
+  });
+
+  it('stays on the wall clock after a million readings (no drift from forcing readings apart)', () => {
+    for (let i = 0; i < 1_000_000; i += 1) localMicroseconds();
+    const now = localMicroseconds();
+    expect(now).to.be.at.most((Date.now() + 1) * 1000 - 1);
+    expect(now).to.be.at.least((Date.now() - 5) * 1000);
   });
 });
 

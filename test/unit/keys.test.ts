@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { KeyBuilder, escapeKeyPart } from '../../src/keys.js';
+import { KeyBuilder, escapeIdentifier } from '../../src/keys.js';
 import { SeededRandom } from '../support/random.js';
 
 /** The Redis Cluster hash tag of a key, as Redis computes it. */
@@ -26,14 +26,14 @@ describe('keys', () => {
 
   it('leaves a plain part untouched (no work in the common case)', () => {
     const id = 'user-123_abc.DEF';
-    expect(escapeKeyPart(id)).to.equal(id);
+    expect(escapeIdentifier(id)).to.equal(id);
   });
 
   it('escapes delimiters and lone surrogates but keeps surrogate pairs', () => {
-    expect(escapeKeyPart('a:b{c}d%')).to.equal('a%3Ab%7Bc%7Dd%25');
-    expect(escapeKeyPart('😀')).to.equal('😀');
-    expect(escapeKeyPart('x\uD800y')).to.equal('x%uD800y');
-    expect(escapeKeyPart('\uDFFF')).to.equal('%uDFFF');
+    expect(escapeIdentifier('a:b{c}d%')).to.equal('a%3Ab%7Bc%7Dd%25');
+    expect(escapeIdentifier('😀')).to.equal('😀');
+    expect(escapeIdentifier('x\uD800y')).to.equal('x%uD800y');
+    expect(escapeIdentifier('\uDFFF')).to.equal('%uDFFF');
   });
 
   it('is injective and puts exactly the id in the hash tag, on 20,000 random (namespace, id) pairs', () => {
@@ -47,7 +47,7 @@ describe('keys', () => {
       const previous = seen.get(key);
       if (previous !== undefined) expect(previous, `key ${key}`).to.equal(pair);
       seen.set(key, pair);
-      expect(hashTag(key)).to.equal(escapeKeyPart(id));
+      expect(hashTag(key)).to.equal(escapeIdentifier(id));
       // UTF-8 cannot carry a lone surrogate: keys must be well formed so that no two collapse into U+FFFD.
       expect(Buffer.from(key, 'utf8').toString('utf8'), key).to.equal(key);
     }

@@ -6,18 +6,35 @@ import { MemoryStore } from '../../src/stores/memory-store.js';
 const rule: WindowRule = { intervalUs: 1_000_000, maxInInterval: 5, minDifferenceUs: 0, countBlocked: true };
 
 describe('MemoryStore', () => {
-  it('reclaims expired ids as later calls come, without timers, so memory stays bounded over a million ids', async () => {
-    const store = new MemoryStore();
-    let now = 1_000_000_000;
-    let largest = 0;
-    for (let i = 0; i < 1_000_000; i += 1) {
-      now += 10; // 100,000 new ids per interval
-      await store.attempt([{ key: `id-${i}`, rule, store }], now);
-      largest = Math.max(largest, store.size);
+  it('reclaims ids not written for an interval of wall-clock time, without timers, so memory stays bounded over a million ids', async () => {
+    const wall = sinon.useFakeTimers({ now: 1_700_000_000_000, toFake: ['Date'] });
+    try {
+      const store = new MemoryStore();
+      let now = 1_000_000_000;
+      let largest = 0;
+      for (let i = 0; i < 1_000_000; i += 1) {
+        now += 10;
+        if (i % 100 === 99) wall.tick(1); // 100,000 new ids per interval of wall-clock time
+        await store.attempt([{ key: `id-${i}`, rule, store }], now);
+        largest = Math.max(largest, store.size);
+      }
+      // About one interval's worth of ids, plus the small backlog of amortized reclaiming.
+      expect(largest).to.be.at.most(100_000 + 1_000);
+      expect(store.size).to.be.at.most(100_000 + 1_000);
+    } finally {
+      wall.restore();
     }
-    // About one interval's worth of ids, plus the small backlog of amortized reclaiming.
-    expect(largest).to.be.at.most(100_000 + 1_000);
-    expect(store.size).to.be.at.most(100_000 + 1_000);
+  });
+
+  it('keeps an id the model still counts when the attempts\' clock jumps ahead and steps back', async () => {
+    const store = new MemoryStore();
+    const one: WindowRule = { ...rule, maxInInterval: 1 };
+    const t = 1_000_000_000;
+    await store.attempt([{ key: 'a', rule: one, store }], t);
+    // Other ids written 10 intervals later by the attempts' clock (a clock set ahead), then the clock steps back.
+    for (let i = 0; i < 200; i += 1) await store.attempt([{ key: `later-${i}`, rule: one, store }], t + 10_000_000 + i);
+    const [outcome] = (await store.attempt([{ key: 'a', rule: one, store }], t + 1)).tiers;
+    expect(outcome?.verdict.blockedDueToCount, 'still counted: forgotten only by wall-clock time, as a Redis TTL').to.equal(true);
   });
 
   it('keeps at most maxInInterval timestamps per id under a flood', async () => {

@@ -80,6 +80,22 @@ describe('options', () => {
     );
   });
 
+  it('refuses a minDifference longer than the interval with a RangeError naming both, on every store', () => {
+    // A duck-typed ioredis client: the options are refused before any command could be sent.
+    const redisLike = { isCluster: false, multi: () => undefined, pipeline: () => undefined, evalsha: () => undefined, eval: () => undefined };
+    for (const extra of [{}, { client: redisLike as never, namespace: 'n' }, { client: redisLike as never, namespace: 'n', countBlocked: false }]) {
+      let caught: unknown;
+      try {
+        new RollingRateLimiter({ interval: 200, maxInInterval: 3, minDifference: 2000, ...extra });
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught).to.be.instanceOf(RangeError);
+      expect((caught as Error).message).to.include('`minDifference`').and.include('`interval`').and.include('2000').and.include('200');
+    }
+    expect(new RollingRateLimiter({ interval: 200, maxInInterval: 3, minDifference: 200 }).minDifference, 'equal is fine').to.equal(200);
+  });
+
   it('throws a TypeError for an unknown option, naming it', () => {
     const error = thrownBy({ ...valid, maxInterval: 5 });
     expect(error).to.be.instanceOf(TypeError);

@@ -19,7 +19,6 @@ describe('onStoreError', () => {
   const failure = new StoreError('Redis is down', { cause: new Error('ECONNREFUSED') });
   const failingStore = (): void => {
     sinon.stub(MemoryStore.prototype, 'attempt').rejects(failure);
-    sinon.stub(MemoryStore.prototype, 'limit').rejects(failure);
     sinon.stub(MemoryStore.prototype, 'peek').rejects(failure);
   };
   const rules = (extra: Partial<RollingRateLimiterOptions> = {}): RollingRateLimiterOptions => ({
@@ -67,7 +66,6 @@ describe('onStoreError', () => {
     const primaryStore = internalsOf(limiter)?.store;
     if (primaryStore === undefined) throw new Error('no store');
     sinon.stub(primaryStore, 'attempt').rejects(failure);
-    sinon.stub(primaryStore, 'limit').rejects(failure);
     const first = await limiter.limitWithInfo('u');
     expect(first).to.include({ blocked: false, actionsRemaining: 1 });
     expect(first.storeFailure).to.deep.equal({ policy: 'fallback', error: failure });
@@ -111,6 +109,40 @@ describe('onStoreError', () => {
       ['b', true],
     ]);
     expect(info.storeFailure?.policy).to.equal('block');
+  });
+
+  it('hands the attempt\'s actionId to a fallback limiter, so a job retried during an outage counts once; undo reaches it too', async () => {
+    const clock = new TestClock();
+    const fallback = new RollingRateLimiter({ namespace: 'fallback', interval: 60_000, maxInInterval: 2, clock: clock.read });
+    const limiter = new RollingRateLimiter(rules({ onStoreError: fallback, clock: clock.read }));
+    const primaryStore = internalsOf(limiter)?.store;
+    if (primaryStore === undefined) throw new Error('no store');
+    sinon.stub(primaryStore, 'attempt').rejects(failure);
+    const undoInStore = sinon.stub(primaryStore, 'undo').rejects(failure);
+    expect(await limiter.limitWithInfo('u', { actionId: 'job-1' })).to.include({ blocked: false, actionsRemaining: 1 });
+    const retry = await limiter.limitWithInfo('u', { actionId: 'job-1' });
+    expect(retry).to.include({ blocked: false, actionsRemaining: 1, alreadyAdmitted: true });
+    expect(retry.storeFailure?.policy).to.equal('fallback');
+    // The store is down for undo as well: the fallback, which admitted the job, gives the slot back.
+    expect(await limiter.undo('u', 'job-1')).to.equal(true);
+    expect(await fallback.wouldLimitWithInfo('u'), 'a dry run counts itself: 2 - 1').to.include({ actionsRemaining: 1 });
+    // The store is back: undo asks both, since the action may have been admitted by either.
+    undoInStore.resolves(false);
+    await fallback.limit('u', { actionId: 'job-2' });
+    expect(await limiter.undo('u', 'job-2')).to.equal(true);
+    expect(undoInStore.callCount).to.equal(2);
+  });
+
+  it('stacks in-memory limiters given no namespace, as a fallback stack', async () => {
+    const fallback = new RateLimiterStack([
+      new RollingRateLimiter({ interval: 1000, maxInInterval: 1 }),
+      new RollingRateLimiter({ interval: 60_000, maxInInterval: 5 }),
+    ]);
+    const primary = new RollingRateLimiter(rules({ namespace: 'p1', interval: 1000, maxInInterval: 1 }));
+    const stack = new RateLimiterStack([primary], { onStoreError: fallback });
+    sinon.stub(internalsOf(primary)?.store as MemoryStore, 'attempt').rejects(failure);
+    expect(await stack.limit('u')).to.equal(false);
+    expect(await stack.limit('u'), 'the fallback stack keeps its own count').to.equal(true);
   });
 
   it('refuses an invalid policy, naming the option', () => {
