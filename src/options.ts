@@ -90,7 +90,7 @@ export interface RollingRateLimiterOptions {
    * Whether a Redis limiter with `countBlocked: true` and a local clock
    * decides with the Lua script (one EVALSHA) instead of plain commands in a
    * MULTI. The script does the same work in one command: on ioredis, at 64
-   * calls in flight, it makes about 3 times as many decisions per second (see
+   * calls in flight, it makes more decisions per second than the MULTI (see
    * the benchmarks). It needs permission to run scripts (`EVALSHA`, `EVAL`)
    * and a client that can run them (not redis-mock). Without it, the MULTI is
    * used where it can decide, and the script where a decision must come

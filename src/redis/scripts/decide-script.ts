@@ -4,8 +4,9 @@ import { defineScript } from './redis-script.js';
  * Decides one attempt for one id across one or more tiers, atomically, and
  * records it (SPEC "Exact semantics" steps 1 to 5; "Stacking").
  *
- * Used where a decision must come before the write: `countBlocked: false`,
- * stacked tiers, `clock: 'redis'`, and attempts with an action id. The
+ * The one script of every script mode: where a decision must come before
+ * the write (`countBlocked: false`, stacked tiers, `clock: 'redis'`, attempts
+ * with an action id) and with `useScript: true`. The
  * caller derives the info (steps 6 and 7) from the samples it returns, with
  * the same code as every other store, and checks that it reaches the same
  * allowed/blocked decision.
