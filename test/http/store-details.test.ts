@@ -1,6 +1,7 @@
 // The details of the express-rate-limit and @fastify/rate-limit stores, in one
-// process and in memory, over real HTTP: give-backs (`decrement`), reads that
-// write nothing, per-route stores, and the options each refuses.
+// process: in memory over real HTTP (give-backs with `decrement`, reads that
+// write nothing, per-route stores, the options each refuses), and on
+// node-redis with a real redis-server.
 
 import { expect } from 'chai';
 import express from 'express';
@@ -9,8 +10,11 @@ import Fastify from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { AddressInfo } from 'node:net';
 import { RollingWindowStore } from '../../src/http/express-rate-limit-store.js';
-import { rollingWindowStore } from '../../src/http/fastify-store.js';
+import { createClient } from 'redis5';
+import { rollingWindowStore, type FastifyRateLimitCount } from '../../src/http/fastify-store.js';
 import { get, serve, type RunningServer } from '../express/http-helpers.js';
+import { uniqueNamespaces } from '../support/namespaces.js';
+import { useRedis, type UsedRedis } from '../support/redis-server.js';
 
 describe('RollingWindowStore (express-rate-limit), in memory', () => {
   const servers: RunningServer[] = [];
@@ -109,5 +113,56 @@ describe('rollingWindowStore (@fastify/rate-limit), in memory', () => {
     await fastify.close();
     expect(() => rollingWindowStore({ prefix: 'x' } as never)).to.throw(TypeError, /Unknown option `prefix`/);
     expect(() => rollingWindowStore({ ipv6Subnet: 16 })).to.throw(RangeError, /ipv6Subnet/);
+  });
+});
+
+describe('the stores on node-redis and a real Redis', function () {
+  this.timeout(30_000);
+  let redis: UsedRedis | undefined;
+  let client: ReturnType<typeof createClient> | undefined;
+  const namespaces = uniqueNamespaces('http-store-node-redis');
+
+  before(async () => {
+    redis = await useRedis();
+    client = createClient({ url: redis.url });
+    client.on('error', () => undefined);
+    await client.connect();
+  });
+
+  after(async () => {
+    await client?.quit().catch(() => client?.destroy());
+    await redis?.stop();
+  });
+
+  it('counts, reads and gives back with RollingWindowStore', async () => {
+    if (client === undefined) throw new Error('no client');
+    const store = new RollingWindowStore({ client, prefix: namespaces.next('erl') });
+    expect(store.localKeys).to.equal(false);
+    store.init({ windowMs: 60_000, limit: 2, skipFailedRequests: true });
+    expect((await store.increment('ip')).totalHits).to.equal(1);
+    expect((await store.increment('ip')).totalHits).to.equal(2);
+    await store.decrement('ip');
+    expect((await store.get('ip'))?.totalHits, 'the newest admitted hit was given back').to.equal(1);
+    const third = await store.increment('ip');
+    expect(third.totalHits).to.equal(2);
+    const over = await store.increment('ip');
+    expect(over.totalHits).to.equal(3);
+    expect(over.resetTime?.getTime(), 'blocked until the oldest hit leaves, about a minute away').to.be.within(Date.now() + 50_000, Date.now() + 60_001);
+    await store.resetKey('ip');
+    expect(await store.get('ip')).to.equal(undefined);
+  });
+
+  it('counts with the @fastify/rate-limit store, reducing IPv6 keys to their /56', async () => {
+    if (client === undefined) throw new Error('no client');
+    const Store = rollingWindowStore({ client, namespace: namespaces.next('fastify') });
+    const store = new Store({});
+    const incr = (key: string): Promise<FastifyRateLimitCount | undefined> =>
+      new Promise((resolve, reject) => store.incr(key, (error, result) => (error ? reject(error) : resolve(result)), 60_000, 2));
+    expect((await incr('2001:db8:aa:bb01::'))?.current).to.equal(1);
+    expect((await incr('2001:db8:aa:bb02::'))?.current, 'the same /56').to.equal(2);
+    expect((await incr('2001:db8:aa:cc00::'))?.current, 'another /56').to.equal(1);
+    const over = await incr('2001:db8:aa:bbff::');
+    expect(over?.current).to.equal(3);
+    expect(over?.ttl).to.be.within(55_000, 60_000);
   });
 });
