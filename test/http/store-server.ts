@@ -1,8 +1,9 @@
-// A child process for the HTTP store tests (test/http/stores.test.ts): one
-// web server, on 127.0.0.1 and a free port, rate-limited by
+// A child process for the HTTP integration tests (test/http/stores.test.ts):
+// one web server, on 127.0.0.1 and a free port, rate-limited on the Redis at
+// the given URL by this library's Express middleware (`express`), by
 // express-rate-limit with RollingWindowStore, or by @fastify/rate-limit with
-// rollingWindowStore, on the Redis at the given URL. Several of these share
-// one Redis, as the processes of one site do.
+// rollingWindowStore. Several of these share one Redis, as the processes of
+// one site do.
 //
 // Started with `fork(thisFile, [kind, redisUrl, prefix, windowMs, limit], { execArgv: ['--import', 'tsx'] })`.
 // Says `{ type: 'listening', port }` once it serves; exits when the parent
@@ -14,6 +15,8 @@ import { rateLimit } from 'express-rate-limit';
 import Fastify from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { AddressInfo } from 'node:net';
+import { RollingRateLimiter } from '../../src/index.js';
+import { rateLimit as rollingRateLimit } from '../../src/express/index.js';
 import { RollingWindowStore } from '../../src/http/express-rate-limit-store.js';
 import { rollingWindowStore } from '../../src/http/fastify-store.js';
 
@@ -27,10 +30,16 @@ export type StoreServerMessage = { readonly type: 'listening'; readonly port: nu
 async function main(): Promise<() => Promise<void>> {
   const client = new Redis(redisUrl ?? '', { maxRetriesPerRequest: 1 });
   client.on('error', () => undefined); // failures reach the requests; the tests read them there
-  if (kind === 'express-rate-limit') {
+  if (kind === 'express' || kind === 'express-rate-limit') {
     const app = express();
     app.set('trust proxy', 1); // the tests send X-Forwarded-For as a proxy would
-    app.use(rateLimit({ windowMs, limit, standardHeaders: 'draft-8', legacyHeaders: false, store: new RollingWindowStore({ client, prefix }) }));
+    if (kind === 'express') {
+      // The mode the HTTP guide recommends for an API.
+      const limiter = new RollingRateLimiter({ client, namespace: prefix, interval: windowMs, maxInInterval: limit, countBlocked: false });
+      app.use(rollingRateLimit({ limiter, policyName: () => 'api' }));
+    } else {
+      app.use(rateLimit({ windowMs, limit, standardHeaders: 'draft-8', legacyHeaders: false, store: new RollingWindowStore({ client, prefix }) }));
+    }
     app.get('/', (_req, res) => {
       res.type('text/plain').send('ok');
     });

@@ -1,5 +1,6 @@
-// The stores for express-rate-limit and @fastify/rate-limit over real HTTP:
-// two server processes (test/http/store-server.ts) share one real
+// The three HTTP integrations over real HTTP: this library's Express
+// middleware, and its stores for express-rate-limit and @fastify/rate-limit.
+// For each, two server processes (test/http/store-server.ts) share one real
 // redis-server, and a client sends a short schedule to both in turn. The
 // schedule tells an exact rolling window from a fixed one: after the first
 // request of a window has aged out, but not the ones after it, a fixed window
@@ -36,7 +37,7 @@ interface StoreServer {
   stop(): Promise<void>;
 }
 
-type Kind = 'express-rate-limit' | 'fastify';
+type Kind = 'express' | 'express-rate-limit' | 'fastify';
 
 async function startServer(kind: Kind, redisUrl: string, prefix: string): Promise<StoreServer> {
   const child = fork(SERVER_PATH, [kind, redisUrl, prefix, String(WINDOW_MS), String(LIMIT)], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
@@ -80,8 +81,14 @@ function line(at: number, server: string, seen: Seen): string {
   return `    ${(at / 1000).toFixed(1).padStart(4)} s  ${server}  ${seen.status}  ${headers}`;
 }
 
-for (const kind of ['express-rate-limit', 'fastify'] as const) {
-  describe(`${kind} with the rolling-window store, two processes on one Redis`, function () {
+const TITLES: Record<Kind, string> = {
+  express: 'rolling-window-limiter/express',
+  'express-rate-limit': 'express-rate-limit with RollingWindowStore',
+  fastify: '@fastify/rate-limit with rollingWindowStore',
+};
+
+for (const kind of ['express', 'express-rate-limit', 'fastify'] as const) {
+  describe(`${TITLES[kind]}, two processes on one Redis`, function () {
     this.timeout(60_000);
     let redis: UsedRedis | undefined;
     let servers: StoreServer[] = [];
@@ -122,7 +129,7 @@ for (const kind of ['express-rate-limit', 'fastify'] as const) {
       await sleepUntil(firstDone + WINDOW_MS + 400);
       const fourth = await send(b, 'B');
       const fifth = await send(a, 'A');
-      console.log(`      ${kind}, ${LIMIT} per ${WINDOW_MS / 1000} s, processes A and B:\n${printed.join('\n')}`);
+      console.log(`      ${TITLES[kind]}, ${LIMIT} per ${WINDOW_MS / 1000} s, processes A and B:\n${printed.join('\n')}`);
 
       expect([first, second, third].map((seen) => seen.status), 'three fit the window, whichever process answers').to.deep.equal([200, 200, 200]);
       expect(fourth.status, 'the oldest hit has left: one slot').to.equal(200);
