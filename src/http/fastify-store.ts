@@ -94,6 +94,8 @@ const MAX_COUNTERS = 64;
  * oldest hit leaves). Every hit counts, blocked ones too, as in the plugin's
  * own stores, so `continueExceeding` is what it does anyway; a client that
  * keeps sending while blocked stays blocked. `exponentialBackoff` is refused.
+ * Over the limit the count reads `max + 1` whatever the number of requests,
+ * so the plugin's `ban` takes effect only as `ban: 0`.
  * A key that is an IPv6 address is reduced to its /56 (see
  * {@link FastifyRollingWindowStoreOptions.ipv6Subnet}).
  *
