@@ -1,6 +1,8 @@
 // An Express API limited per API key by two tiers: at most 3 requests per
-// second and 20 per minute. In memory by default; with REDIS_URL set, every
-// process on that Redis shares the limits.
+// second and 20 per minute, in the mode an API quota wants: blocked requests
+// do not count (`countBlocked: false`) and there is no gap rule, so a client
+// that waits what Retry-After says is admitted. In memory by default; with
+// REDIS_URL set, every process on that Redis shares the limits.
 //
 //   npx tsx examples/express-api.ts               serve on PORT (default 3000)
 //   curl -i -H 'x-api-key: demo' localhost:3000/api/hello
@@ -18,8 +20,8 @@ const client = redisUrl === undefined || redisUrl === '' ? undefined : new Redis
 client?.on('error', () => undefined); // failures reach the limiter's calls (and so Express's error handler)
 const store = client === undefined ? {} : { client, timeout: 500 };
 
-const perSecond = new RollingRateLimiter({ ...store, namespace: 'example-api:second', interval: 1_000, maxInInterval: 3 });
-const perMinute = new RollingRateLimiter({ ...store, namespace: 'example-api:minute', interval: 60_000, maxInInterval: 20 });
+const perSecond = new RollingRateLimiter({ ...store, namespace: 'example-api:second', interval: '1s', maxInInterval: 3, countBlocked: false });
+const perMinute = new RollingRateLimiter({ ...store, namespace: 'example-api:minute', interval: '1m', maxInInterval: 20, countBlocked: false });
 const api = new RateLimiterStack([perSecond, perMinute]);
 
 /** The limiter's id for an API key: a digest, so that no key is stored in Redis in clear. */

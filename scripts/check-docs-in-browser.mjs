@@ -7,6 +7,8 @@
 //    headless Chromium opens the index page and the RollingRateLimiter class
 //    page: their rendered DOM (`--dump-dom`) must hold the expected titles,
 //    guides and method names, and every file they request must be served;
+//    and no <pre> on them may wrap its lines at 1280 px (a script the server
+//    adds to each page compares every <pre> with an unwrapped copy of it);
 // 3. a screenshot of each page is saved (docs/api/screenshots/index.png and
 //    rolling-rate-limiter.png) and must be a real 1280x1600 PNG that is not
 //    blank.
@@ -161,7 +163,32 @@ function elementTexts(html, tag, attributePattern = '') {
   return [...html.matchAll(pattern)].map((match) => textOf(match[1]));
 }
 
+/**
+ * Added to every HTML page served: once the page shows (TypeDoc hides the body until its script runs), counts the
+ * <pre> blocks that wrap (taller than a copy with `white-space: pre`) and leaves the count, and the first such
+ * block's first line, on <html> for the DOM dump.
+ */
+const WRAPPED_PRE_PROBE = `<script>addEventListener('load', () => setTimeout(() => {
+  const wrapped = [...document.querySelectorAll('pre')].filter((pre) => {
+    const copy = pre.cloneNode(true);
+    copy.style.whiteSpace = 'pre';
+    copy.style.overflow = 'hidden';
+    pre.after(copy);
+    const wraps = pre.getBoundingClientRect().height > copy.getBoundingClientRect().height + 1;
+    copy.remove();
+    return wraps;
+  });
+  document.documentElement.dataset.wrappedPre = String(wrapped.length);
+  document.documentElement.dataset.wrappedPreFirst = (wrapped[0]?.textContent ?? '').split('\\n')[0].slice(0, 80);
+}, 1500));</script>`;
+
 function checkDom(page, dom) {
+  const wrapped = /data-wrapped-pre="(\d+)"/.exec(dom)?.[1];
+  const first = /data-wrapped-pre-first="([^"]*)"/.exec(dom)?.[1] ?? '';
+  if (wrapped === undefined) fail(`${page.name}: the <pre> wrapping probe did not run`);
+  else if (wrapped === '0') pass(`${page.name}: no <pre> wraps at ${WINDOW.width} px`);
+  else fail(`${page.name}: ${wrapped} <pre> block(s) wrap at ${WINDOW.width} px, the first starting "${decodeEntities(first)}"`);
+
   const title = elementTexts(dom, 'title')[0] ?? '';
   if (title.includes(page.title)) pass(`${page.name}: <title> is "${title}"`);
   else fail(`${page.name}: <title> is "${title}", expected it to contain "${page.title}"`);
@@ -204,7 +231,8 @@ function startServer() {
     }
     requests.push({ path: url.pathname, status: 200 });
     res.writeHead(200, { 'Content-Type': CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', 'Cache-Control': 'no-store' });
-    res.end(readFileSync(file));
+    const body = readFileSync(file);
+    res.end(extname(file) === '.html' ? body.toString('utf8').replace('</body>', `${WRAPPED_PRE_PROBE}</body>`) : body);
   });
   return new Promise((resolveServer, reject) => {
     server.once('error', reject);

@@ -6,6 +6,7 @@ export type { WaitOptions, WrapOptions } from './waiting.js';
 export type { AttemptOptions } from './action-ids.js';
 export type { LimiterId } from './ids.js';
 export type { MicrosecondClock } from './clock.js';
+export type { Duration, DurationUnit } from './duration.js';
 export type {
   CallbackRedisLikeClient,
   IORedisLikeClient,

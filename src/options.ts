@@ -1,4 +1,5 @@
 import type { MicrosecondClock } from './clock.js';
+import { durationToMilliseconds, type Duration } from './duration.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from './errors/invalid-option-error.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 import type { RedisClient } from './redis/client-types.js';
@@ -7,23 +8,25 @@ import { isStoreErrorPolicy, type StoreErrorPolicy } from './store-error-policy.
 /** Options of {@link RollingRateLimiter}. Only `interval` and `maxInInterval` are required. */
 export interface RollingRateLimiterOptions {
   /**
-   * Length of the rolling window, in milliseconds (an integer from 1 to 10^12).
-   * An action stops counting exactly `interval` ms after it happened.
+   * Length of the rolling window: milliseconds (an integer from 1 to 10^12),
+   * or a {@link Duration} string with its unit (`'10s'`, `'1m'`, `'1d'`).
+   * An action stops counting exactly `interval` after it happened.
    */
-  readonly interval: number;
+  readonly interval: Duration;
 
   /** At most this many actions in any rolling window of `interval` ms (an integer from 1 to 2^31 - 1). */
   readonly maxInInterval: number;
 
   /**
-   * At least this many milliseconds between consecutive actions (an integer
-   * from 0 to `interval`); a gap of exactly `minDifference` is allowed. 0 turns
-   * the rule off. A gap longer than the window is refused with a `RangeError`:
-   * "at most 5 per minute, at least 2 minutes apart" is really "1 per 2
-   * minutes" (`interval: 120_000, maxInInterval: 1`).
+   * At least this long between consecutive actions: milliseconds (an integer
+   * from 0 to `interval`) or a {@link Duration} string (`'500ms'`, `'3s'`); a
+   * gap of exactly `minDifference` is allowed. 0 turns the rule off. A gap
+   * longer than the window is refused with a `RangeError`: "at most 5 per
+   * minute, at least 2 minutes apart" is really "1 per 2 minutes"
+   * (`interval: '2m', maxInInterval: 1`).
    * @default 0
    */
-  readonly minDifference?: number;
+  readonly minDifference?: Duration;
 
   /**
    * Prefix of every Redis key of this limiter. Required when `client` is given:
@@ -67,14 +70,14 @@ export interface RollingRateLimiterOptions {
   readonly clock?: 'local' | 'redis' | MicrosecondClock;
 
   /**
-   * Longest wait for the store, in milliseconds (an integer from 1 to
-   * 2^31 - 1): past it, the call rejects with a {@link TimeoutError}. Redis
+   * Longest wait for the store: milliseconds (an integer from 1 to
+   * 2^31 - 1) or a {@link Duration} string (`'250ms'`, `'2s'`): past it, the call rejects with a {@link TimeoutError}. Redis
    * answers a decision in well under a millisecond; two seconds means it is
    * unreachable or stalled, and a caller waiting in a request path should
    * hear so rather than hang.
    * @default 2000
    */
-  readonly timeout?: number;
+  readonly timeout?: Duration;
 
   /**
    * What to do when the store fails or does not answer within `timeout`:
@@ -102,7 +105,7 @@ export interface RollingRateLimiterOptions {
   readonly useScript?: boolean;
 }
 
-/** The options after validation, with every default filled in. */
+/** The options after validation, with every default filled in (durations in milliseconds). */
 export interface NormalizedOptions {
   readonly interval: number;
   readonly maxInInterval: number;
@@ -165,6 +168,25 @@ function integerInRange(options: object, name: string, min: number, max: number,
 }
 
 /**
+ * A duration option in whole milliseconds, from a number or a {@link Duration}
+ * string; the range error names the string received and what it came to.
+ */
+export function durationInRange(options: object, name: string, min: number, max: number, fallback?: number): number {
+  const given = (options as Record<string, unknown>)[name];
+  if (given === undefined && fallback !== undefined) return fallback;
+  const value = durationToMilliseconds(name, given);
+  if (typeof given !== 'string') return integerInRange(options, name, min, max, fallback);
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidOptionRangeError(
+      `Expected \`${name}\` to be a whole number of milliseconds from ${min} to ${max}, got ${describeValue(given)} (${String(value)} ms)`,
+      name,
+      given,
+    );
+  }
+  return value;
+}
+
+/**
  * Validates the caller's options once and fills in the defaults, without
  * touching the caller's object. Throws {@link InvalidOptionTypeError} (a
  * `TypeError`) for a value of the wrong type, a missing or an unknown option,
@@ -184,10 +206,10 @@ export function normalizeOptions(options: RollingRateLimiterOptions): Normalized
       );
     }
   }
-  const interval = integerInRange(options, 'interval', 1, MAX_MILLISECONDS);
+  const interval = durationInRange(options, 'interval', 1, MAX_MILLISECONDS);
   const maxInInterval = integerInRange(options, 'maxInInterval', 1, MAX_COUNT);
-  const minDifference = integerInRange(options, 'minDifference', 0, MAX_MILLISECONDS, DEFAULT_OPTIONS.minDifference);
-  const timeout = integerInRange(options, 'timeout', 1, MAX_COUNT, DEFAULT_OPTIONS.timeout);
+  const minDifference = durationInRange(options, 'minDifference', 0, MAX_MILLISECONDS, DEFAULT_OPTIONS.minDifference);
+  const timeout = durationInRange(options, 'timeout', 1, MAX_COUNT, DEFAULT_OPTIONS.timeout);
   if (minDifference > interval) {
     // The window's bookkeeping (trimming, expiry) keeps an action for `interval`: a longer gap could not be kept.
     throw new InvalidOptionRangeError(

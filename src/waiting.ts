@@ -7,17 +7,19 @@ import { InvalidOptionRangeError, InvalidOptionTypeError } from './errors/invali
 import type { AttemptOptions } from './action-ids.js';
 import type { LimiterId } from './ids.js';
 import { describeValue } from './options.js';
+import { durationToMilliseconds, type Duration } from './duration.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 
 /** Options of `waitUntilAllowed`. */
 export interface WaitOptions {
   /**
    * Give up, rejecting with a {@link RateLimitedError}, when being admitted
-   * would take longer than this many milliseconds from the call (checked
-   * before each sleep, so the call never sleeps past it).
+   * would take longer than this from the call (checked before each sleep, so
+   * the call never sleeps past it): milliseconds, or a {@link Duration}
+   * string such as `'30s'` or `'10m'`.
    * @default Infinity
    */
-  readonly maxWaitMs?: number;
+  readonly maxWaitMs?: Duration;
   /** Aborts the wait: the call rejects with the signal's reason. */
   readonly signal?: AbortSignal;
   /** The action's id (see {@link AttemptOptions}): a retried wait is then never counted twice. */
@@ -40,7 +42,8 @@ export interface WaitableLimiter<Info extends RateLimitInfo> {
 const MIN_SLEEP_MS = 1;
 
 function validateWaitOptions(options: WaitOptions): { maxWaitMs: number; jitter: number; signal?: AbortSignal } {
-  const { maxWaitMs = Infinity, jitter = 0.2, signal } = options;
+  const { jitter = 0.2, signal } = options;
+  const maxWaitMs = options.maxWaitMs === undefined ? Infinity : durationToMilliseconds('maxWaitMs', options.maxWaitMs);
   if (typeof maxWaitMs !== 'number' || Number.isNaN(maxWaitMs)) {
     throw new InvalidOptionTypeError(`Expected \`maxWaitMs\` to be a number, got ${describeValue(maxWaitMs)}`, 'maxWaitMs', maxWaitMs);
   }

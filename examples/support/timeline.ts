@@ -191,7 +191,14 @@ export function renderSummary(
   const widths = header.map((title, i) => Math.max(title.length, ...body.map((row) => row[i]?.length ?? 0)));
   const format = (row: readonly string[]): string =>
     '  ' + row.map((value, i) => (i < 2 ? value.padEnd(widths[i] ?? 0) : value.padStart(widths[i] ?? 0))).join('  ');
-  return [paint(format(header), '1', color), ...body.map(format)];
+  return [
+    paint(format(header), '1', color),
+    ...body.map(format),
+    '',
+    '  longest wait: the longest millisecondsUntilAllowed the limiter answered the user: how long it was told to wait',
+    '  before an attempt would be allowed (after a send, the gap; in a full window, until the oldest attempt counted',
+    '  leaves it, which blocked attempts that keep coming push further away)',
+  ];
 }
 
 /** Removes SGR color sequences (to measure what a terminal shows). */

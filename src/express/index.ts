@@ -9,6 +9,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { LimiterId } from '../ids.js';
 import { describeValue } from '../options.js';
+import { ipKey, normalizeIpv6Subnet, type Ipv6Subnet } from '../http/ip-key.js';
+import { createProxyChecks } from '../http/proxy-checks.js';
 import type { RateLimitInfo } from '../rate-limit-info.js';
 import {
   createRateLimitHeaders,
@@ -33,6 +35,8 @@ export {
   type RateLimitPolicy,
   type TierStatus,
 } from './headers.js';
+export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from '../http/ip-key.js';
+export { PROXY_WARNING_CODES } from '../http/proxy-checks.js';
 
 /** A response body for a blocked request: a string is sent as `text/plain`, anything else as JSON. */
 export type RateLimitMessage = string | object;
@@ -62,15 +66,15 @@ export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimi
    */
   readonly limiter: Limiter;
   /**
-   * The id to limit a request by. Default: the client's IP address, `req.ip`.
+   * The id to limit a request by. Default: the client's IP address, `req.ip`,
+   * as {@link ipKey} reduces it: an IPv6 address to its `/56` prefix (see
+   * `ipv6Subnet`), an IPv4-mapped IPv6 address to its IPv4 address.
    *
    * Behind a reverse proxy or load balancer, `req.ip` is the proxy's address
    * unless Express is told to trust it, e.g. `app.set('trust proxy', 1)` for
    * one proxy hop (see Express's "Express behind proxies"); without that,
    * every client shares one limit. Trust no more hops than you have, or
-   * clients can pick their own IP with `X-Forwarded-For`. Also consider
-   * IPv6: one client usually holds a whole /64, so key by the prefix if
-   * that matters to you.
+   * clients can pick their own IP with `X-Forwarded-For` (see `validate`).
    *
    * A request without a key (the function returns `undefined`, `null` or
    * `''`, or `req.ip` is unknown) is never let through silently: it goes to
@@ -104,9 +108,27 @@ export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimi
    * decision says: the place to log and alert.
    */
   readonly onStoreFailure?: (req: Request, info: InfoOf<Limiter>) => void | Promise<void>;
+  /**
+   * How much of an IPv6 address is one client, for the default key: a prefix
+   * length from 32 to 64, or `false` for the whole address. One IPv6 client
+   * normally holds a whole /64, often a /56, and can send from any address
+   * in it; keyed by the full address it would get a fresh limit per address.
+   * Ignored when `key` is given (use {@link ipKey} in your own key function).
+   * @default 56
+   */
+  readonly ipv6Subnet?: Ipv6Subnet;
+  /**
+   * Whether to check, with the default key, that Express's `trust proxy`
+   * fits the requests: a request with `X-Forwarded-For` while no proxy is
+   * trusted, or `trust proxy: true` (which lets clients choose their IP), is
+   * reported once per middleware with `process.emitWarning` (codes in
+   * {@link PROXY_WARNING_CODES}). `false` turns the checks off.
+   * @default true
+   */
+  readonly validate?: boolean;
 }
 
-const KNOWN_OPTIONS = new Set(['limiter', 'key', 'skip', 'message', 'onLimited', 'headers', 'policyName', 'onStoreFailure']);
+const KNOWN_OPTIONS = new Set(['limiter', 'key', 'skip', 'message', 'onLimited', 'headers', 'policyName', 'onStoreFailure', 'ipv6Subnet', 'validate']);
 
 /**
  * Express middleware that rate-limits requests with a
@@ -146,7 +168,7 @@ const KNOWN_OPTIONS = new Set(['limiter', 'key', 'skip', 'message', 'onLimited',
  * ```
  *
  * @throws TypeError (at once, not per request) when an option has the wrong type or is unknown.
- * @throws RangeError when `headers` is not one of its values.
+ * @throws RangeError when `headers` is not one of its values, or `ipv6Subnet` is out of range.
  */
 export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOptions<Limiter>): RequestHandler {
   if (typeof options !== 'object' || options === null) {
@@ -157,7 +179,18 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
       throw new InvalidOptionTypeError(`Unknown option \`${name}\`; expected one of ${[...KNOWN_OPTIONS].join(', ')}`, name, options[name as keyof typeof options]);
     }
   }
-  const { limiter, key = defaultKey, skip, message, onLimited, onStoreFailure } = options;
+  const { limiter, skip, message, onLimited, onStoreFailure, validate = true } = options;
+  const ipv6Subnet = normalizeIpv6Subnet(options.ipv6Subnet);
+  if (typeof validate !== 'boolean') {
+    throw new InvalidOptionTypeError(`Expected \`validate\` to be a boolean, got ${describeValue(validate)}`, 'validate', validate);
+  }
+  const checkProxy = validate ? createProxyChecks() : undefined;
+  const defaultKey = (req: Request): string | undefined => {
+    checkProxy?.(req);
+    const address = req.ip ?? req.socket?.remoteAddress;
+    return address === undefined ? undefined : ipKey(address, ipv6Subnet);
+  };
+  const key = options.key ?? defaultKey;
   for (const [name, value] of Object.entries({ key, skip, onLimited, onStoreFailure })) {
     if (value !== undefined && typeof value !== 'function') {
       throw new InvalidOptionTypeError(`Expected \`${name}\` to be a function, got ${describeValue(value)}`, name, value);
@@ -214,11 +247,6 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
       (error: unknown) => next(error),
     );
   };
-}
-
-/** The default key: the client IP as Express sees it (`trust proxy` applies), or the socket's peer without Express. */
-function defaultKey(req: Request): string | undefined {
-  return req.ip ?? req.socket?.remoteAddress;
 }
 
 /** The request's path without its query string, which may hold secrets not meant for error logs. */

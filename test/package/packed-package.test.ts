@@ -2,8 +2,10 @@
 // the tarball; throwaway projects in temp directories install it offline
 // (`npm install --offline <tarball>`: it has no dependencies) and use it:
 //   - a CommonJS project (require) and an ES module project (import): a real
-//     in-memory limit, and `rolling-window-limiter/express` limiting real HTTP
-//     requests on node:http, with Express not installed;
+//     in-memory limit, `rolling-window-limiter/express` limiting real HTTP
+//     requests on node:http, with Express not installed, and the stores of
+//     `rolling-window-limiter/express-rate-limit` and `/fastify` counting in
+//     memory without either library installed;
 //   - TypeScript projects with `moduleResolution: node16` (an ES module and a
 //     .cts CommonJS file) and `moduleResolution: bundler`: type-checked by this
 //     repository's tsc against the installed .d.ts files (skipLibCheck off),
@@ -96,7 +98,12 @@ async function main() {
     responses.push({ status: response.status, policy: response.headers.get('ratelimit-policy'), retryAfter: response.headers.get('retry-after') });
   }
   server.close();
-  console.log(JSON.stringify({ first, second: second.blocked, wait: second.millisecondsUntilAllowed, responses, isError: typeof isRateLimiterError }));
+  const store = new RollingWindowStore();
+  store.init({ windowMs: 60_000, limit: 1 });
+  const hits = [(await store.increment('ip')).totalHits, (await store.increment('ip')).totalHits];
+  const FastifyStore = rollingWindowStore();
+  const fastifyHits = await new Promise((resolve, reject) => new FastifyStore({}).incr('ip', (error, result) => (error ? reject(error) : resolve(result.current)), 60_000, 1));
+  console.log(JSON.stringify({ first, second: second.blocked, wait: second.millisecondsUntilAllowed, responses, isError: typeof isRateLimiterError, hits, fastifyHits }));
 }
 main().catch((error) => {
   console.error(error);
@@ -108,6 +115,20 @@ main().catch((error) => {
 /** What the TypeScript consumers run (their types are the point; this proves the emitted code runs too). */
 const TYPESCRIPT_MAIN = `import { RateLimiterStack, RollingRateLimiter, type StackRateLimitInfo } from 'rolling-window-limiter';
 import { createRateLimitHeaders, retryAfterSeconds } from 'rolling-window-limiter/express';
+import { RollingWindowStore, type ClientRateLimitInfo } from 'rolling-window-limiter/express-rate-limit';
+import { rollingWindowStore, type RollingWindowFastifyStoreClass } from 'rolling-window-limiter/fastify';
+
+const ercStore = new RollingWindowStore({ prefix: 'api:' });
+ercStore.init({ windowMs: 60_000, limit: 5 });
+const counted: ClientRateLimitInfo = await ercStore.increment('ip');
+const FastifyStore: RollingWindowFastifyStoreClass = rollingWindowStore({ namespace: 'api:', ipv6Subnet: 56 });
+void new FastifyStore({});
+export function neverCalled(): RollingRateLimiter {
+  // @ts-expect-error: a duration string carries its unit
+  return new RollingRateLimiter({ interval: '60', maxInInterval: 1 });
+}
+void new RollingRateLimiter({ interval: '1m', maxInInterval: 1, minDifference: '500ms' });
+void counted;
 
 const perMinute = new RollingRateLimiter({ namespace: 'minute', interval: 60_000, maxInInterval: 2 });
 const every3s = new RollingRateLimiter({ namespace: '3s', interval: 3_000, maxInInterval: 1 });
@@ -121,6 +142,11 @@ console.log(JSON.stringify({ blocked, stackBlocked: info.blocked, tiers: info.ti
 /** A CommonJS TypeScript file of the node16 project: it resolves the package's `require` types. */
 const TYPESCRIPT_CTS = `import { RollingRateLimiter, isRateLimiterError, type RateLimitInfo } from 'rolling-window-limiter';
 import { rateLimit } from 'rolling-window-limiter/express';
+import { RollingWindowStore } from 'rolling-window-limiter/express-rate-limit';
+import { rollingWindowStore } from 'rolling-window-limiter/fastify';
+
+void new RollingWindowStore();
+void rollingWindowStore();
 
 const limiter = new RollingRateLimiter({ interval: 1_000, maxInInterval: 1 });
 const attempt: Promise<RateLimitInfo> = limiter.limitWithInfo('user');
@@ -172,7 +198,17 @@ describe('the packed package, installed in throwaway projects', function () {
   }
 
   function expectConsumerOutput(output: string): void {
-    const result = JSON.parse(output) as { first: boolean; second: boolean; wait: number; responses: { status: number; policy: string | null; retryAfter: string | null }[]; isError: string };
+    const result = JSON.parse(output) as {
+      first: boolean;
+      second: boolean;
+      wait: number;
+      responses: { status: number; policy: string | null; retryAfter: string | null }[];
+      isError: string;
+      hits: number[];
+      fastifyHits: number;
+    };
+    expect(result.hits, 'the express-rate-limit store counts').to.deep.equal([1, 2]);
+    expect(result.fastifyHits, 'the @fastify/rate-limit store counts').to.equal(1);
     expect(result.first, 'first attempt allowed').to.equal(false);
     expect(result.second, 'second attempt blocked').to.equal(true);
     expect(result.wait).to.be.within(59_000, 60_000);
@@ -200,7 +236,8 @@ describe('the packed package, installed in throwaway projects', function () {
     const entries = tarballEntries(tarball);
     const outside = entries.filter((entry) => !entry.startsWith('package/dist/'));
     expect(outside).to.deep.equal(['package/CHANGELOG.md', 'package/LICENSE', 'package/README.md', 'package/package.json']);
-    for (const file of ['index.js', 'index.d.ts', 'express/index.js', 'express/index.d.ts']) {
+    const entryFiles = ['index', 'express/index', 'http/express-rate-limit-store', 'http/fastify-store'];
+    for (const file of entryFiles.flatMap((entry) => [`${entry}.js`, `${entry}.d.ts`])) {
       expect(entries, `dist/esm/${file}`).to.include(`package/dist/esm/${file}`);
       expect(entries, `dist/cjs/${file}`).to.include(`package/dist/cjs/${file}`);
     }
@@ -227,12 +264,14 @@ describe('the packed package, installed in throwaway projects', function () {
     const started = {
       cjs: project('cjs-consumer', { type: 'commonjs' }, {
         'index.js': consumerScript(
-          "const http = require('node:http');\nconst { RollingRateLimiter, isRateLimiterError } = require('rolling-window-limiter');\nconst { rateLimit } = require('rolling-window-limiter/express');",
+          "const http = require('node:http');\nconst { RollingRateLimiter, isRateLimiterError } = require('rolling-window-limiter');\nconst { rateLimit } = require('rolling-window-limiter/express');\n" +
+            "const { RollingWindowStore } = require('rolling-window-limiter/express-rate-limit');\nconst { rollingWindowStore } = require('rolling-window-limiter/fastify');",
         ),
       }),
       esm: project('esm-consumer', { type: 'module' }, {
         'index.js': consumerScript(
-          "import http from 'node:http';\nimport { RollingRateLimiter, isRateLimiterError } from 'rolling-window-limiter';\nimport { rateLimit } from 'rolling-window-limiter/express';",
+          "import http from 'node:http';\nimport { RollingRateLimiter, isRateLimiterError } from 'rolling-window-limiter';\nimport { rateLimit } from 'rolling-window-limiter/express';\n" +
+            "import { RollingWindowStore } from 'rolling-window-limiter/express-rate-limit';\nimport { rollingWindowStore } from 'rolling-window-limiter/fastify';",
         ),
       }),
       node16: compiled(

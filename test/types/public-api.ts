@@ -82,8 +82,14 @@ export function options(): RollingRateLimiterOptions[] {
     { interval: 1_000, maxInInterval: 5 },
     { interval: 60_000, maxInInterval: 10, minDifference: 3_000, countBlocked: false, clock: 'local', timeout: 250, onStoreError: 'allow' },
     { interval: 1_000, maxInInterval: 5, clock: () => 0, onStoreError: new RollingRateLimiter({ interval: 1_000, maxInInterval: 5 }) },
-    // @ts-expect-error: interval is a number of milliseconds
+    { interval: '1m', maxInInterval: 10, minDifference: '3s', timeout: '250ms' },
+    { interval: '1.5h', maxInInterval: 10, minDifference: '500ms' },
+    // @ts-expect-error: interval is a number of milliseconds, or a duration string with its unit
     { interval: '1000', maxInInterval: 5 },
+    // @ts-expect-error: a unit is one of the short forms, not a word
+    { interval: '1 minute', maxInInterval: 5 },
+    // @ts-expect-error: the units are ms, s, m, h and d
+    { interval: '10sec', maxInInterval: 5 },
     // @ts-expect-error: maxInInterval is required
     { interval: 1_000 },
     // @ts-expect-error: countBlocked is a boolean

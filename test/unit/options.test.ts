@@ -138,3 +138,46 @@ describe('options', () => {
     expect(limiter).to.include({ interval: 1000, maxInInterval: 5, minDifference: 10, namespace: 'ns', countBlocked: false });
   });
 });
+
+describe('durations', () => {
+  it('reads interval, minDifference and timeout as milliseconds or as strings with their unit', () => {
+    const normalized = normalizeOptions({ interval: '1m', maxInInterval: 5, minDifference: '500ms', timeout: '2s' });
+    expect(normalized).to.include({ interval: 60_000, minDifference: 500, timeout: 2_000 });
+    expect(normalizeOptions({ interval: '1.5s', maxInInterval: 1 }).interval).to.equal(1_500);
+    expect(normalizeOptions({ interval: '1h', maxInInterval: 1 }).interval).to.equal(3_600_000);
+    expect(normalizeOptions({ interval: '1d', maxInInterval: 1 }).interval).to.equal(86_400_000);
+    expect(normalizeOptions({ interval: '1.1s', maxInInterval: 1 }).interval).to.equal(1_100);
+    const limiter = new RollingRateLimiter({ interval: '10s', maxInInterval: 2, minDifference: '1s' });
+    expect([limiter.interval, limiter.minDifference]).to.deep.equal([10_000, 1_000]);
+  });
+
+  it('refuses a string that is not a duration with a TypeError naming the option', () => {
+    for (const [name, value] of [
+      ['interval', '60'],
+      ['interval', '10 s'],
+      ['interval', '10sec'],
+      ['minDifference', '-1s'],
+      ['timeout', 'soon'],
+    ] as const) {
+      const error = thrownBy({ ...valid, [name]: value });
+      expect(error, `${name}: ${value}`).to.be.instanceOf(TypeError);
+      expect(String(error)).to.include(`\`${name}\``).and.include(JSON.stringify(value));
+    }
+  });
+
+  it('refuses a duration out of range, or not a whole number of milliseconds, with a RangeError', () => {
+    expect(thrownBy({ ...valid, interval: '0s' })).to.be.instanceOf(RangeError);
+    expect(String(thrownBy({ ...valid, interval: '0.5ms' }))).to.match(/`interval`.*"0\.5ms".*0\.5 ms/);
+    expect(thrownBy({ ...valid, timeout: '30d' })).to.be.instanceOf(RangeError);
+  });
+
+  it('takes maxWaitMs as a duration too', async () => {
+    const limiter = new RollingRateLimiter({ interval: '1m', maxInInterval: 1 });
+    await limiter.limit('a');
+    let error: unknown;
+    await limiter.waitUntilAllowed('a', { maxWaitMs: '1s' }).catch((caught: unknown) => (error = caught));
+    expect(error).to.have.property('name', 'RateLimitedError');
+    await limiter.waitUntilAllowed('a', { maxWaitMs: 'a while' as '1s' }).catch((caught: unknown) => (error = caught));
+    expect(error).to.be.instanceOf(TypeError).and.have.property('message').that.includes('`maxWaitMs`');
+  });
+});

@@ -94,6 +94,7 @@ describe('demo timeline renderer', () => {
     expect(header).to.match(/attempts +sent +blocked by count +blocked by gap +longest wait/);
     expect(ann?.trim().split(/ {2,}/)).to.deep.equal(['ann', 'tester', '4', '2', '1', '2', '9.0 s']);
     expect(bob?.trim().split(/ {2,}/)).to.deep.equal(['bob', 'other', '4', '1', '1', '2', '1.5 s']);
+    expect(renderSummary(attempts, users, false).join('\n'), 'the column is explained').to.include('longest wait: the longest millisecondsUntilAllowed');
   });
 
   it('describes each blocked streak, the wait the limiter gave and the next send', () => {

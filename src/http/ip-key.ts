@@ -1,0 +1,111 @@
+// The default key of an HTTP request: its client IP, reduced so that one
+// client cannot take many limits. An IPv6 client normally holds a whole /64
+// (often a /56) and can send from any address in it, so an IPv6 address is
+// reduced to its prefix; an IPv4-mapped IPv6 address (`::ffff:203.0.113.7`,
+// what a dual-stack socket reports for an IPv4 client) is read as the IPv4
+// address it carries. Written with `node:net` alone: no dependency.
+
+import { isIPv4, isIPv6 } from 'node:net';
+import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
+import { describeValue } from '../options.js';
+
+/**
+ * How much of an IPv6 address identifies one client: a prefix length from 32
+ * to 64 (the address is reduced to that prefix), or `false` to key by the
+ * whole address.
+ */
+export type Ipv6Subnet = number | false;
+
+/** The prefix length an IPv6 address is reduced to by default: a /56, what ISPs usually give one customer. */
+export const DEFAULT_IPV6_SUBNET = 56;
+
+/** Validates an `ipv6Subnet` option, filling in the default. */
+export function normalizeIpv6Subnet(value: unknown): Ipv6Subnet {
+  if (value === undefined) return DEFAULT_IPV6_SUBNET;
+  if (value === false) return false;
+  const expected = 'Expected `ipv6Subnet` to be an integer from 32 to 64, or false';
+  if (typeof value !== 'number') throw new InvalidOptionTypeError(`${expected}, got ${describeValue(value)}`, 'ipv6Subnet', value);
+  if (!Number.isInteger(value) || value < 32 || value > 64) {
+    throw new InvalidOptionRangeError(`${expected}, got ${describeValue(value)}`, 'ipv6Subnet', value);
+  }
+  return value;
+}
+
+/** The 16 bytes of a valid IPv6 address (zone index dropped). */
+function ipv6Bytes(address: string): Uint8Array {
+  let text = address.split('%', 1)[0] ?? '';
+  const bytes = new Uint8Array(16);
+  const lastColon = text.lastIndexOf(':');
+  const tail = text.slice(lastColon + 1);
+  const groups: number[] = [];
+  if (isIPv4(tail)) {
+    // An embedded IPv4 address fills the last two groups.
+    const [a = 0, b = 0, c = 0, d = 0] = tail.split('.').map(Number);
+    text = `${text.slice(0, lastColon + 1)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', rest] = text.split('::');
+  const parse = (part: string): number[] => (part === '' ? [] : part.split(':').map((group) => parseInt(group, 16)));
+  const front = parse(head);
+  const back = rest === undefined ? [] : parse(rest);
+  groups.push(...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back);
+  groups.forEach((group, i) => {
+    bytes[2 * i] = group >> 8;
+    bytes[2 * i + 1] = group & 0xff;
+  });
+  return bytes;
+}
+
+/**
+ * The key of a client IP address: an IPv4 address as it is; an IPv4-mapped
+ * IPv6 address (`::ffff:a.b.c.d`) as its IPv4 address; any other IPv6
+ * address reduced to its first `ipv6Subnet` bits, written as the prefix in
+ * CIDR form (`2001:db8:aa:bb00::/56`); with `ipv6Subnet: false`, the whole
+ * IPv6 address in its canonical form (`2001:db8::1`, however it was written). Anything that is
+ * not an IP address (a Unix socket's empty address, a test's fake) is
+ * returned unchanged.
+ *
+ * @param address The client IP, e.g. Express's `req.ip`.
+ * @param ipv6Subnet The prefix length that identifies one IPv6 client, 32 to 64, or `false`.
+ *   Default 56.
+ *
+ * @example
+ * ```ts
+ * ipKey('203.0.113.7');                       // '203.0.113.7'
+ * ipKey('::ffff:203.0.113.7');                // '203.0.113.7'
+ * ipKey('2001:db8:aa:bb01:1:2:3:4');          // '2001:db8:aa:bb00::/56'
+ * ipKey('2001:db8:aa:bb01:1:2:3:4', 64);      // '2001:db8:aa:bb01::/64'
+ * ```
+ */
+export function ipKey(address: string, ipv6Subnet: Ipv6Subnet = DEFAULT_IPV6_SUBNET): string {
+  const subnet = normalizeIpv6Subnet(ipv6Subnet);
+  if (!isIPv6(address)) return address;
+  const bytes = ipv6Bytes(address);
+  const mapped = bytes.subarray(0, 10).every((byte) => byte === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+  if (mapped) return `${bytes[12]}.${bytes[13]}.${bytes[14]}.${bytes[15]}`;
+  const bits = subnet === false ? 128 : subnet;
+  for (let i = 0; i < 16; i++) {
+    const keep = Math.max(0, Math.min(8, bits - 8 * i));
+    bytes[i] = (bytes[i] ?? 0) & ((0xff << (8 - keep)) & 0xff);
+  }
+  return subnet === false ? canonicalIpv6(bytes) : `${canonicalIpv6(bytes)}/${bits}`;
+}
+
+/** RFC 5952 text of 16 bytes: lower case, no leading zeros, the longest run of two or more zero groups as `::`. */
+function canonicalIpv6(bytes: Uint8Array): string {
+  const groups = Array.from({ length: 8 }, (_, i) => ((bytes[2 * i] ?? 0) << 8) | (bytes[2 * i + 1] ?? 0));
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLength) [bestStart, bestLength] = [i, j - i];
+    i = j;
+  }
+  const hex = groups.map((group) => group.toString(16));
+  if (bestStart < 0) return hex.join(':');
+  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLength).join(':')}`;
+}

@@ -1,0 +1,63 @@
+// The IP key of the HTTP integrations: IPv6 reduced to its prefix, IPv4-mapped
+// addresses read as IPv4, cross-checked against express-rate-limit's own
+// ipKeyGenerator (a dev dependency) and Node's BlockList on random addresses.
+
+import { BlockList } from 'node:net';
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { ipKeyGenerator } from 'express-rate-limit';
+import { ipKey, normalizeIpv6Subnet } from '../../src/http/ip-key.js';
+import { InvalidOptionRangeError, InvalidOptionTypeError } from '../../src/index.js';
+
+describe('ipKey', () => {
+  it('keeps IPv4 and reads IPv4-mapped IPv6 as IPv4', () => {
+    expect(ipKey('203.0.113.7')).to.equal('203.0.113.7');
+    expect(ipKey('::ffff:203.0.113.7')).to.equal('203.0.113.7');
+    expect(ipKey('::FFFF:cb00:7107')).to.equal('203.0.113.7');
+    expect(ipKey('::ffff:203.0.113.7', false)).to.equal('203.0.113.7');
+  });
+
+  it('reduces IPv6 to its /56 by default, or to the prefix given', () => {
+    expect(ipKey('2001:db8:aa:bb01:1:2:3:4')).to.equal('2001:db8:aa:bb00::/56');
+    expect(ipKey('2001:db8:aa:bbff::9')).to.equal('2001:db8:aa:bb00::/56');
+    expect(ipKey('2001:db8:aa:cc00::1')).to.equal('2001:db8:aa:cc00::/56');
+    expect(ipKey('2001:db8:aa:bb01:1:2:3:4', 64)).to.equal('2001:db8:aa:bb01::/64');
+    expect(ipKey('2001:db8:aa:bb01:1:2:3:4', 32)).to.equal('2001:db8::/32');
+    expect(ipKey('::1')).to.equal('::/56');
+    expect(ipKey('fe80::1%eth0', 64)).to.equal('fe80::/64');
+  });
+
+  it('writes the whole address canonically with ipv6Subnet: false', () => {
+    expect(ipKey('2001:DB8:0:0:0:0:0:1', false)).to.equal('2001:db8::1');
+    expect(ipKey('2001:db8::1', false)).to.equal('2001:db8::1');
+    expect(ipKey('2001:0:0:1:0:0:0:1', false)).to.equal('2001:0:0:1::1');
+  });
+
+  it('leaves what is not an IP address alone', () => {
+    expect(ipKey('')).to.equal('');
+    expect(ipKey('not an ip')).to.equal('not an ip');
+  });
+
+  it('validates ipv6Subnet', () => {
+    expect(normalizeIpv6Subnet(undefined)).to.equal(56);
+    expect(normalizeIpv6Subnet(false)).to.equal(false);
+    expect(() => normalizeIpv6Subnet(31)).to.throw(InvalidOptionRangeError, /ipv6Subnet.*32 to 64.*`31`/);
+    expect(() => normalizeIpv6Subnet(65)).to.throw(RangeError);
+    expect(() => normalizeIpv6Subnet(true)).to.throw(InvalidOptionTypeError, /ipv6Subnet/);
+    expect(() => normalizeIpv6Subnet('56')).to.throw(TypeError);
+  });
+
+  it("agrees with express-rate-limit's ipKeyGenerator and with BlockList on random addresses", () => {
+    fc.assert(
+      fc.property(fc.ipV6(), fc.ipV6(), fc.integer({ min: 32, max: 64 }), (a, b, subnet) => {
+        const mappedA = /^::ffff:\d/i.test(a);
+        if (!mappedA && !/^::(\d|$)/.test(a)) expect(ipKey(a, subnet)).to.equal(ipKeyGenerator(a, subnet));
+        if (mappedA || /^::ffff:\d/i.test(b)) return;
+        const block = new BlockList();
+        block.addSubnet(ipKey(a, subnet).split('/')[0] ?? '', subnet, 'ipv6');
+        expect(ipKey(a, subnet) === ipKey(b, subnet), `${a} and ${b} in one /${subnet}`).to.equal(block.check(b, 'ipv6'));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
