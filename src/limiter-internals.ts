@@ -2,22 +2,16 @@
 // out of their public surface.
 
 import type { MicrosecondClock } from './clock.js';
-import type { WindowRule } from './decision.js';
-import type { KeyScheme } from './keys.js';
-import type { Store } from './stores/store.js';
+import type { TierSpec } from './core/tiered-core.js';
 
-/** A limiter's rules, store, keys and clock. */
+/** A limiter's tier, clock and timeout. */
 export interface LimiterInternals {
-  readonly rule: WindowRule;
-  readonly store: Store;
-  readonly keys: KeyScheme;
+  readonly tier: TierSpec;
   /** The `clock` option as given: compared when limiters are stacked. */
   readonly clockOption: 'local' | 'redis' | MicrosecondClock;
   /** Reads the time for an attempt; undefined when the store reads it (`clock: 'redis'`). */
   readonly readClock: (() => number) | undefined;
   readonly timeout: number;
-  /** The `useScript` option. */
-  readonly useScript: boolean | undefined;
 }
 
 const registry = new WeakMap<object, LimiterInternals>();

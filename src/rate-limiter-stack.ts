@@ -1,16 +1,14 @@
-import { describe } from './decision.js';
 import { InvalidOptionTypeError } from './errors/invalid-option-error.js';
 import { UnsupportedError } from './errors/unsupported-error.js';
-import { normalizeId, type LimiterId } from './ids.js';
+import type { LimiterId } from './ids.js';
 import { internalsOf, type LimiterInternals } from './limiter-internals.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 import type { RollingRateLimiter } from './rolling-rate-limiter.js';
-import type { Store, Tier } from './stores/store.js';
 import { describeValue, normalizeStoreErrorPolicy } from './options.js';
-import { decideOnStoreError, isStoreFailure, undoWithPolicy, type StoreErrorPolicy } from './store-error-policy.js';
+import type { StoreErrorPolicy } from './store-error-policy.js';
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
-import { callStore } from './with-timeout.js';
-import { normalizeActionId, storedActionId, type AttemptOptions } from './action-ids.js';
+import { normalizeActionId, type AttemptOptions } from './action-ids.js';
+import { TieredCore, type TierInfo } from './core/tiered-core.js';
 
 /** Options of {@link RateLimiterStack}. */
 export interface RateLimiterStackOptions {
@@ -24,14 +22,7 @@ export interface RateLimiterStackOptions {
 }
 
 /** One tier's part of a {@link StackRateLimitInfo}: its own numbers, and which limiter it is. */
-export interface TierRateLimitInfo extends RateLimitInfo {
-  /** The tier's namespace, which tells the tiers apart. */
-  readonly namespace: string;
-  /** The tier's window length, in milliseconds. */
-  readonly interval: number;
-  /** The tier's maximum per window. */
-  readonly maxInInterval: number;
-}
+export type TierRateLimitInfo = TierInfo;
 
 /**
  * The outcome of an attempt across stacked limiters. The top-level fields
@@ -67,10 +58,7 @@ export interface StackRateLimitInfo extends RateLimitInfo {
  */
 export class RateLimiterStack {
   readonly #limiters: readonly RollingRateLimiter[];
-  readonly #tiers: readonly LimiterInternals[];
-  readonly #store: Store;
-  readonly #timeout: number;
-  readonly #onStoreError: StoreErrorPolicy<StackRateLimitInfo>;
+  readonly #core: TieredCore<StackRateLimitInfo>;
 
   /**
    * @param limiters The tiers, at least one. They must keep their state in the
@@ -99,13 +87,18 @@ export class RateLimiterStack {
     }
     checkStackable(limiters, tiers);
     this.#limiters = [...limiters];
-    this.#tiers = tiers;
-    this.#store = (tiers[0] as LimiterInternals).store;
-    this.#timeout = Math.max(...tiers.map((tier) => tier.timeout));
     if (typeof options !== 'object' || options === null) {
       throw new InvalidOptionTypeError(`Expected the stack's options to be an object, got ${describeValue(options)}`, 'options', options);
     }
-    this.#onStoreError = normalizeStoreErrorPolicy(options.onStoreError);
+    this.#core = new TieredCore(
+      tiers.map((internals) => internals.tier),
+      {
+        readClock: (tiers[0] as LimiterInternals).readClock,
+        timeoutMs: Math.max(...tiers.map((tier) => tier.timeout)),
+        onStoreError: normalizeStoreErrorPolicy(options.onStoreError),
+        present: (infos) => ({ ...combine(infos), tiers: infos }),
+      },
+    );
   }
 
   /** The stacked limiters, in order. */
@@ -124,7 +117,7 @@ export class RateLimiterStack {
 
   /** Like {@link limit}, with the stack's numbers and each tier's. */
   async limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<StackRateLimitInfo> {
-    return this.#run(id, 'attempt', normalizeActionId(options?.actionId));
+    return this.#core.decide(id, 'attempt', normalizeActionId(options?.actionId));
   }
 
   /** A dry run of {@link limit}: writes nothing. */
@@ -134,7 +127,7 @@ export class RateLimiterStack {
 
   /** A dry run of {@link limitWithInfo}: exactly what it would return now, and writes nothing. */
   async wouldLimitWithInfo(id: LimiterId): Promise<StackRateLimitInfo> {
-    return this.#run(id, 'peek');
+    return this.#core.decide(id, 'peek');
   }
 
   /**
@@ -157,8 +150,7 @@ export class RateLimiterStack {
 
   /** Forgets everything every tier recorded for `id`. */
   async clear(id: LimiterId): Promise<void> {
-    const byStore = this.#keysByStore(normalizeId(id));
-    await callStore(() => Promise.all([...byStore].map(([store, keys]) => store.clear(keys))), this.#timeout, 'Clearing an id');
+    await this.#core.clear(id);
   }
 
   /**
@@ -169,75 +161,7 @@ export class RateLimiterStack {
   async undo(id: LimiterId, actionId: string): Promise<boolean> {
     const action = normalizeActionId(actionId);
     if (action === undefined) throw new TypeError('Expected `actionId` to be a non-empty string, got undefined');
-    const byStore = this.#keysByStore(normalizeId(id));
-    return undoWithPolicy(this.#onStoreError, id, action, async () => {
-      const removed = await callStore(
-        () => Promise.all([...byStore].map(([store, keys]) => store.undo(keys, storedActionId(action)))),
-        this.#timeout,
-        'Undoing an action',
-      );
-      return removed.some(Boolean);
-    });
-  }
-
-  /** The id's key in every tier, grouped by the store that holds it. */
-  #keysByStore(id: string): Map<Store, string[]> {
-    const byStore = new Map<Store, string[]>();
-    for (const tier of this.#tiers) {
-      const keys = byStore.get(tier.store) ?? [];
-      keys.push(tier.keys.keyFor(id));
-      byStore.set(tier.store, keys);
-    }
-    return byStore;
-  }
-
-  async #run(id: LimiterId, operation: 'attempt' | 'peek', actionId?: string): Promise<StackRateLimitInfo> {
-    try {
-      return await this.#decide(id, operation, actionId);
-    } catch (error) {
-      if (!isStoreFailure(error)) throw error;
-      return decideOnStoreError(this.#onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked), actionId);
-    }
-  }
-
-  /** The info of a decision made by the `'allow'` or `'block'` policy: nothing is known of the windows. */
-  #fixedDecision(blocked: boolean): StackRateLimitInfo {
-    const tiers = this.#limiters.map(
-      (limiter): TierRateLimitInfo => ({
-        blocked,
-        blockedDueToCount: false,
-        blockedDueToMinDifference: false,
-        actionsRemaining: blocked ? 0 : limiter.maxInInterval,
-        millisecondsUntilAllowed: blocked ? this.#timeout : 0,
-        namespace: limiter.namespace,
-        interval: limiter.interval,
-        maxInInterval: limiter.maxInInterval,
-      }),
-    );
-    return { ...combine(tiers), tiers };
-  }
-
-  /** Every tier's part of a decision about `id`; throws a TypeError for a bad id. */
-  #tiersOf(id: LimiterId): Tier[] {
-    const normalized = normalizeId(id);
-    return this.#tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store, useScript: tier.useScript }));
-  }
-
-  async #decide(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<StackRateLimitInfo> {
-    const tiers = this.#tiersOf(id);
-    const now = (this.#tiers[0] as LimiterInternals).readClock?.();
-    const decision = await callStore(
-      () => (operation === 'attempt' ? this.#store.attempt(tiers, now, actionId === undefined ? undefined : storedActionId(actionId)) : this.#store.peek(tiers, now)),
-      this.#timeout,
-      operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
-    );
-    const infos = decision.tiers.map((outcome, i): TierRateLimitInfo => {
-      const limiter = this.#limiters[i] as RollingRateLimiter;
-      const info = describe((this.#tiers[i] as LimiterInternals).rule, decision.now, outcome.verdict, outcome.after);
-      return { ...info, namespace: limiter.namespace, interval: limiter.interval, maxInInterval: limiter.maxInInterval };
-    });
-    const info: StackRateLimitInfo = { ...combine(infos), tiers: infos };
-    return decision.alreadyAdmitted ? { ...info, alreadyAdmitted: true } : info;
+    return this.#core.undo(id, action);
   }
 }
 
@@ -262,7 +186,7 @@ function checkStackable(limiters: readonly RollingRateLimiter[], tiers: readonly
   tiers.forEach((tier, i) => {
     const limiter = limiters[i] as RollingRateLimiter;
     // Two tiers clash when their keys are one: the same namespace in one keyspace (in-memory limiters each have their own).
-    const clash = limiters.findIndex((other, j) => other.namespace === limiter.namespace && (tiers[j] as LimiterInternals).store.sharesKeysWith(tier.store));
+    const clash = limiters.findIndex((other, j) => other.namespace === limiter.namespace && (tiers[j] as LimiterInternals).tier.store.sharesKeysWith(tier.tier.store));
     if (clash < i) {
       throw new InvalidOptionTypeError(
         `Cannot stack two limiters with the namespace \`${limiter.namespace}\` (limiters[${i}]): give each tier its own namespace`,
@@ -270,7 +194,7 @@ function checkStackable(limiters: readonly RollingRateLimiter[], tiers: readonly
         limiter,
       );
     }
-    if (!first.store.canDecideWith(tier.store)) {
+    if (!first.tier.store.canDecideWith(tier.tier.store)) {
       throw new InvalidOptionTypeError(
         `Cannot stack limiters[${i}] with limiters[0]: stacked limiters must keep their state in the same place ` +
           '(all in memory, or all on the same Redis client) so that one atomic step decides every tier',
@@ -278,12 +202,12 @@ function checkStackable(limiters: readonly RollingRateLimiter[], tiers: readonly
         limiter,
       );
     }
-    if (!tier.store.canDecideBeforeWriting) {
+    if (!tier.tier.store.canDecideBeforeWriting) {
       throw new UnsupportedError(
-        `Cannot stack limiters[${i}]: a stack must decide every tier before it writes, which on Redis takes a Lua script, and ${tier.store.name} cannot run scripts`,
+        `Cannot stack limiters[${i}]: a stack must decide every tier before it writes, which on Redis takes a Lua script, and ${tier.tier.store.name} cannot run scripts`,
       );
     }
-    if (tier.useScript === false) {
+    if (tier.tier.useScript === false) {
       throw new UnsupportedError(`Cannot stack limiters[${i}]: a stack decides every tier with the Lua script, and it has \`useScript: false\``);
     }
     if (tier.clockOption !== first.clockOption) {

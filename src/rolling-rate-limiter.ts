@@ -1,20 +1,18 @@
 import { localMicroseconds, millisecondsToMicroseconds, type MicrosecondClock } from './clock.js';
-import { describe, type WindowRule } from './decision.js';
 import { InvalidOptionTypeError } from './errors/invalid-option-error.js';
 import { UnsupportedError } from './errors/unsupported-error.js';
-import { normalizeId, type LimiterId } from './ids.js';
-import { ID_AS_KEY, KeyBuilder, type KeyScheme } from './keys.js';
+import type { LimiterId } from './ids.js';
+import { ID_AS_KEY, KeyBuilder } from './keys.js';
 import { registerInternals } from './limiter-internals.js';
 import { normalizeOptions, type NormalizedOptions, type RollingRateLimiterOptions } from './options.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 import { createAdapter } from './redis/create-adapter.js';
 import { MemoryStore } from './stores/memory-store.js';
 import { RedisStore } from './stores/redis-store.js';
-import type { Store, Tier } from './stores/store.js';
-import { decideOnStoreError, isStoreFailure, undoWithPolicy } from './store-error-policy.js';
+import type { Store } from './stores/store.js';
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
-import { callStore } from './with-timeout.js';
-import { normalizeActionId, storedActionId, type AttemptOptions } from './action-ids.js';
+import { normalizeActionId, type AttemptOptions } from './action-ids.js';
+import { TieredCore, type TierInfo, type TierSpec } from './core/tiered-core.js';
 
 /**
  * An exact rolling-window rate limiter with a minimum gap between actions:
@@ -40,12 +38,8 @@ import { normalizeActionId, storedActionId, type AttemptOptions } from './action
  * ```
  */
 export class RollingRateLimiter {
-  readonly #rule: WindowRule;
-  readonly #store: Store;
-  readonly #keys: KeyScheme;
-  readonly #readClock: (() => number) | undefined;
-  readonly #timeout: number;
   readonly #options: NormalizedOptions;
+  readonly #core: TieredCore<RateLimitInfo>;
 
   /**
    * @param options See {@link RollingRateLimiterOptions}.
@@ -56,16 +50,9 @@ export class RollingRateLimiter {
   constructor(options: RollingRateLimiterOptions) {
     const normalized = normalizeOptions(options);
     this.#options = normalized;
-    this.#rule = {
-      intervalUs: millisecondsToMicroseconds(normalized.interval),
-      maxInInterval: normalized.maxInInterval,
-      minDifferenceUs: millisecondsToMicroseconds(normalized.minDifference),
-      countBlocked: normalized.countBlocked,
-    };
-    this.#timeout = normalized.timeout;
     const { clock, client, useScript } = normalized;
-    this.#keys = client === undefined ? ID_AS_KEY : new KeyBuilder(normalized.namespace);
-    this.#readClock = clock === 'redis' ? undefined : clock === 'local' ? localMicroseconds : checkedClock(clock);
+    const readClock = clock === 'redis' ? undefined : clock === 'local' ? localMicroseconds : checkedClock(clock);
+    let store: Store;
     if (client === undefined) {
       if (clock === 'redis') {
         throw new UnsupportedError("`clock: 'redis'` reads Redis TIME, so it needs a Redis `client`; the in-memory store uses 'local' or a function");
@@ -73,32 +60,39 @@ export class RollingRateLimiter {
       if (useScript !== undefined) {
         throw new UnsupportedError('`useScript` chooses how Redis decides, so it needs a Redis `client`; leave it out for the in-memory store');
       }
-      this.#store = new MemoryStore();
+      store = new MemoryStore();
     } else {
-      this.#store = new RedisStore(createAdapter(client));
+      store = new RedisStore(createAdapter(client));
       const needsScript = !normalized.countBlocked ? '`countBlocked: false`' : clock === 'redis' ? "`clock: 'redis'`" : undefined;
       if (needsScript !== undefined && useScript === false) {
         throw new UnsupportedError(`${needsScript} must decide before it writes, which on Redis takes the Lua script; \`useScript: false\` cannot serve it`);
       }
-      if (useScript === true && !this.#store.canDecideBeforeWriting) {
-        throw new UnsupportedError(`\`useScript: true\` runs a Lua script, and ${this.#store.name} cannot run scripts`);
+      if (useScript === true && !store.canDecideBeforeWriting) {
+        throw new UnsupportedError(`\`useScript: true\` runs a Lua script, and ${store.name} cannot run scripts`);
       }
-      if (needsScript !== undefined && !this.#store.canDecideBeforeWriting) {
+      if (needsScript !== undefined && !store.canDecideBeforeWriting) {
         throw new UnsupportedError(
-          `${needsScript} must decide before it writes, which on Redis takes a Lua script, and ${this.#store.name} cannot run scripts; ` +
+          `${needsScript} must decide before it writes, which on Redis takes a Lua script, and ${store.name} cannot run scripts; ` +
             'use `countBlocked: true` with a local clock on it, or a real Redis client',
         );
       }
     }
-    registerInternals(this, {
-      rule: this.#rule,
-      store: this.#store,
-      keys: this.#keys,
-      clockOption: clock,
-      readClock: this.#readClock,
-      timeout: this.#timeout,
+    const tier: TierSpec = {
+      rule: {
+        intervalUs: millisecondsToMicroseconds(normalized.interval),
+        maxInInterval: normalized.maxInInterval,
+        minDifferenceUs: millisecondsToMicroseconds(normalized.minDifference),
+        countBlocked: normalized.countBlocked,
+      },
+      keys: client === undefined ? ID_AS_KEY : new KeyBuilder(normalized.namespace),
+      store,
       useScript,
-    });
+      namespace: normalized.namespace,
+      interval: normalized.interval,
+      maxInInterval: normalized.maxInInterval,
+    };
+    this.#core = new TieredCore([tier], { readClock, timeoutMs: normalized.timeout, onStoreError: normalized.onStoreError, present: ownInfo });
+    registerInternals(this, { tier, clockOption: clock, readClock, timeout: normalized.timeout });
   }
 
   /** The window length, in milliseconds. */
@@ -161,7 +155,7 @@ export class RollingRateLimiter {
    * ```
    */
   async limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<RateLimitInfo> {
-    return this.#run(id, 'attempt', normalizeActionId(options?.actionId));
+    return this.#core.decide(id, 'attempt', normalizeActionId(options?.actionId));
   }
 
   /**
@@ -177,7 +171,7 @@ export class RollingRateLimiter {
    * moment, and writes nothing.
    */
   async wouldLimitWithInfo(id: LimiterId): Promise<RateLimitInfo> {
-    return this.#run(id, 'peek');
+    return this.#core.decide(id, 'peek');
   }
 
   /**
@@ -241,58 +235,22 @@ export class RollingRateLimiter {
    * ```
    */
   async undo(id: LimiterId, actionId: string): Promise<boolean> {
-    const key = this.#keys.keyFor(normalizeId(id));
     const action = normalizeActionId(actionId);
     if (action === undefined) throw new TypeError('Expected `actionId` to be a non-empty string, got undefined');
-    return undoWithPolicy(this.#options.onStoreError, id, action, () =>
-      callStore(() => this.#store.undo([key], storedActionId(action)), this.#timeout, 'Undoing an action'),
-    );
+    return this.#core.undo(id, action);
   }
 
   /** Forgets every action recorded for `id`, as if it had never acted. */
   async clear(id: LimiterId): Promise<void> {
-    const key = this.#keys.keyFor(normalizeId(id));
-    await callStore(() => this.#store.clear([key]), this.#timeout, 'Clearing an id');
+    await this.#core.clear(id);
   }
+}
 
-  async #run(id: LimiterId, operation: 'attempt' | 'peek', actionId?: string): Promise<RateLimitInfo> {
-    try {
-      return await this.#decide(id, operation, actionId);
-    } catch (error) {
-      if (!isStoreFailure(error)) throw error;
-      return decideOnStoreError(this.#options.onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked), actionId);
-    }
-  }
-
-  /** The info of a decision made by the `'allow'` or `'block'` policy: nothing is known of the window. */
-  #fixedDecision(blocked: boolean): RateLimitInfo {
-    return {
-      blocked,
-      blockedDueToCount: false,
-      blockedDueToMinDifference: false,
-      actionsRemaining: blocked ? 0 : this.#rule.maxInInterval,
-      millisecondsUntilAllowed: blocked ? this.#timeout : 0,
-    };
-  }
-
-  /** This limiter's part of a decision about `id`; throws a TypeError for a bad id. */
-  #tierOf(id: LimiterId): Tier {
-    return { key: this.#keys.keyFor(normalizeId(id)), rule: this.#rule, store: this.#store, useScript: this.#options.useScript };
-  }
-
-  async #decide(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<RateLimitInfo> {
-    const tier = this.#tierOf(id);
-    const now = this.#readClock?.();
-    const decision = await callStore(
-      () => (operation === 'attempt' ? this.#store.attempt([tier], now, actionId === undefined ? undefined : storedActionId(actionId)) : this.#store.peek([tier], now)),
-      this.#timeout,
-      operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
-    );
-    const [outcome] = decision.tiers;
-    if (outcome === undefined) throw new TypeError('The store returned no outcome');
-    const info = describe(this.#rule, decision.now, outcome.verdict, outcome.after);
-    return decision.alreadyAdmitted ? { ...info, alreadyAdmitted: true } : info;
-  }
+/** A single limiter's info: its one tier's numbers, without the tier's identity. */
+function ownInfo([tier]: readonly TierInfo[]): RateLimitInfo {
+  const { blocked, blockedDueToCount, blockedDueToMinDifference, actionsRemaining, millisecondsUntilAllowed, storeFailure } = tier as TierInfo;
+  const info = { blocked, blockedDueToCount, blockedDueToMinDifference, actionsRemaining, millisecondsUntilAllowed };
+  return storeFailure === undefined ? info : { ...info, storeFailure };
 }
 
 /** Wraps a user's clock so that a value that is not an integer number of microseconds is a clear error. */

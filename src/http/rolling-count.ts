@@ -89,11 +89,12 @@ export class RollingCounter {
   async #untilOldestLeaves(key: LimiterId, count: number): Promise<number> {
     const internals = internalsOf(this.#limiter);
     if (internals === undefined || count < 1) return 0;
-    const tier = { key: internals.keys.keyFor(String(key)), rule: { ...internals.rule, maxInInterval: count + 1 }, store: internals.store };
+    const { keys, rule, store } = internals.tier;
+    const tier = { key: keys.keyFor(String(key)), rule: { ...rule, maxInInterval: count + 1 }, store };
     const now = internals.readClock?.();
-    const decision = await callStore(() => internals.store.peek([tier], now), internals.timeout, 'Reading the window');
+    const decision = await callStore(() => store.peek([tier], now), internals.timeout, 'Reading the window');
     const oldest = decision.tiers[0]?.after.maxthNewest;
     if (oldest === undefined) return 0;
-    return Math.max(0, microsecondsToWholeMillisecondsUp(oldest + internals.rule.intervalUs - decision.now));
+    return Math.max(0, microsecondsToWholeMillisecondsUp(oldest + rule.intervalUs - decision.now));
   }
 }

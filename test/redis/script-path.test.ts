@@ -348,15 +348,16 @@ describe('the script path on real Redis', () => {
         });
         const internals = internalsOf(limiter);
         if (internals === undefined) throw new Error('no internals');
-        const tier = { key: internals.keys.keyFor('user'), rule: internals.rule, store: internals.store };
+        const { keys, rule, store } = internals.tier;
+        const tier = { key: keys.keyFor('user'), rule, store };
         const reference = new ReferenceLimiter(rules);
         for (let step = 0; step < 25; step += 1) {
           if (random.chance(0.5)) await sleep(random.int(0, 3));
           const peek = random.chance(0.25);
-          const decision = peek ? await internals.store.peek([tier], undefined) : await internals.store.attempt([tier], undefined);
+          const decision = peek ? await store.peek([tier], undefined) : await store.attempt([tier], undefined);
           const [outcome] = decision.tiers;
           if (outcome === undefined) throw new Error('no outcome');
-          const actual = describeInfo(internals.rule, decision.now, outcome.verdict, outcome.after);
+          const actual = describeInfo(rule, decision.now, outcome.verdict, outcome.after);
           const expected = peek ? reference.peek('user', decision.now) : reference.attempt('user', decision.now);
           expect(actual, `seed ${seed}, schedule ${schedule}, step ${step}, ${JSON.stringify(rules)}`).to.deep.equal(expected);
           decisions += 1;

@@ -63,7 +63,7 @@ describe('onStoreError', () => {
     const fallback = new RollingRateLimiter({ namespace: 'fallback', interval: 60_000, maxInInterval: 2, clock: clock.read });
     const limiter = new RollingRateLimiter(rules({ onStoreError: fallback, clock: clock.read }));
     // Only the primary limiter's own store fails.
-    const primaryStore = internalsOf(limiter)?.store;
+    const primaryStore = internalsOf(limiter)?.tier.store;
     if (primaryStore === undefined) throw new Error('no store');
     sinon.stub(primaryStore, 'attempt').rejects(failure);
     const first = await limiter.limitWithInfo('u');
@@ -115,7 +115,7 @@ describe('onStoreError', () => {
     const clock = new TestClock();
     const fallback = new RollingRateLimiter({ namespace: 'fallback', interval: 60_000, maxInInterval: 2, clock: clock.read });
     const limiter = new RollingRateLimiter(rules({ onStoreError: fallback, clock: clock.read }));
-    const primaryStore = internalsOf(limiter)?.store;
+    const primaryStore = internalsOf(limiter)?.tier.store;
     if (primaryStore === undefined) throw new Error('no store');
     sinon.stub(primaryStore, 'attempt').rejects(failure);
     const undoInStore = sinon.stub(primaryStore, 'undo').rejects(failure);
@@ -140,7 +140,7 @@ describe('onStoreError', () => {
     ]);
     const primary = new RollingRateLimiter(rules({ namespace: 'p1', interval: 1000, maxInInterval: 1 }));
     const stack = new RateLimiterStack([primary], { onStoreError: fallback });
-    sinon.stub(internalsOf(primary)?.store as MemoryStore, 'attempt').rejects(failure);
+    sinon.stub(internalsOf(primary)?.tier.store as MemoryStore, 'attempt').rejects(failure);
     expect(await stack.limit('u')).to.equal(false);
     expect(await stack.limit('u'), 'the fallback stack keeps its own count').to.equal(true);
   });

@@ -1,0 +1,144 @@
+// The one place a decision over N tiers is made: a RollingRateLimiter is a
+// core of one tier, a RateLimiterStack a core of several. It turns an id into
+// each tier's key, reads the clock, calls the store within the timeout,
+// describes the outcome (SPEC steps 6 and 7), and applies the `onStoreError`
+// policy when the store fails; `clear` and `undo` go through it too.
+
+import { describe, type WindowRule } from '../decision.js';
+import { normalizeId, type LimiterId } from '../ids.js';
+import type { KeyScheme } from '../keys.js';
+import type { RateLimitInfo } from '../rate-limit-info.js';
+import type { Store, Tier } from '../stores/store.js';
+import { decideOnStoreError, isStoreFailure, undoWithPolicy, type StoreErrorPolicy } from '../store-error-policy.js';
+import { callStore } from '../with-timeout.js';
+import { storedActionId } from '../action-ids.js';
+
+/** One tier's fixed part: its rules, its keys and the store that holds them. */
+export interface TierSpec {
+  readonly rule: WindowRule;
+  readonly keys: KeyScheme;
+  readonly store: Store;
+  /** The `useScript` option of the tier's limiter. */
+  readonly useScript: boolean | undefined;
+  /** The tier's namespace, interval (ms) and maximum, as each tier's info reports them. */
+  readonly namespace: string;
+  readonly interval: number;
+  readonly maxInInterval: number;
+}
+
+/** One tier's numbers, and which limiter it is. */
+export interface TierInfo extends RateLimitInfo {
+  /** The tier's namespace, which tells the tiers apart. */
+  readonly namespace: string;
+  /** The tier's window length, in milliseconds. */
+  readonly interval: number;
+  /** The tier's maximum per window. */
+  readonly maxInInterval: number;
+}
+
+/** How a core is set up by the face that owns it. */
+export interface CoreOptions<Info extends RateLimitInfo> {
+  /** Reads the attempt's time; undefined when the store reads it (`clock: 'redis'`). */
+  readonly readClock: (() => number) | undefined;
+  readonly timeoutMs: number;
+  readonly onStoreError: StoreErrorPolicy<Info>;
+  /** The face's info from each tier's info (a limiter's own numbers, or a stack's with its tiers). */
+  readonly present: (tiers: readonly TierInfo[]) => Info;
+}
+
+/** A decision over one or more tiers that guard the same action. */
+export class TieredCore<Info extends RateLimitInfo> {
+  readonly #tiers: readonly TierSpec[];
+  readonly #store: Store;
+  readonly #options: CoreOptions<Info>;
+
+  /** @param tiers At least one; every tier's store can decide with the first's (checked by the face). */
+  constructor(tiers: readonly TierSpec[], options: CoreOptions<Info>) {
+    this.#tiers = tiers;
+    this.#store = (tiers[0] as TierSpec).store;
+    this.#options = options;
+  }
+
+  /**
+   * Decides an attempt (recorded as SPEC step 5 says) or a dry run for `id`.
+   * A store failure or a timeout is decided by the `onStoreError` policy; a bad
+   * id or a bad clock rejects as it is.
+   */
+  async decide(id: LimiterId, operation: 'attempt' | 'peek', actionId?: string): Promise<Info> {
+    try {
+      return await this.#decideInStore(id, operation, actionId);
+    } catch (error) {
+      if (!isStoreFailure(error)) throw error;
+      return decideOnStoreError(this.#options.onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked), actionId);
+    }
+  }
+
+  /** Forgets everything every tier recorded for `id`. */
+  async clear(id: LimiterId): Promise<void> {
+    const byStore = this.#keysByStore(normalizeId(id));
+    await callStore(() => Promise.all([...byStore].map(([store, keys]) => store.clear(keys))), this.#options.timeoutMs, 'Clearing an id');
+  }
+
+  /** Removes the admitted action `actionId` from every tier (and from a fallback that can undo); true when one was removed. */
+  async undo(id: LimiterId, actionId: string): Promise<boolean> {
+    const byStore = this.#keysByStore(normalizeId(id));
+    return undoWithPolicy(this.#options.onStoreError, id, actionId, async () => {
+      const removed = await callStore(
+        () => Promise.all([...byStore].map(([store, keys]) => store.undo(keys, storedActionId(actionId)))),
+        this.#options.timeoutMs,
+        'Undoing an action',
+      );
+      return removed.some(Boolean);
+    });
+  }
+
+  async #decideInStore(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<Info> {
+    const normalized = normalizeId(id);
+    const tiers = this.#tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store, useScript: tier.useScript }));
+    const now = this.#options.readClock?.();
+    const decision = await callStore(
+      () =>
+        operation === 'attempt'
+          ? this.#store.attempt(tiers, now, actionId === undefined ? undefined : storedActionId(actionId))
+          : this.#store.peek(tiers, now),
+      this.#options.timeoutMs,
+      operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
+    );
+    if (decision.tiers.length !== this.#tiers.length) throw new TypeError('The store returned an outcome per tier it was not asked for');
+    const infos = decision.tiers.map((outcome, i): TierInfo => {
+      const tier = this.#tiers[i] as TierSpec;
+      return { ...describe(tier.rule, decision.now, outcome.verdict, outcome.after), ...identityOf(tier) };
+    });
+    const info = this.#options.present(infos);
+    return decision.alreadyAdmitted ? { ...info, alreadyAdmitted: true } : info;
+  }
+
+  /** The info of a decision made by the `'allow'` or `'block'` policy: nothing is known of the windows. */
+  #fixedDecision(blocked: boolean): Info {
+    return this.#options.present(
+      this.#tiers.map((tier) => ({
+        blocked,
+        blockedDueToCount: false,
+        blockedDueToMinDifference: false,
+        actionsRemaining: blocked ? 0 : tier.maxInInterval,
+        millisecondsUntilAllowed: blocked ? this.#options.timeoutMs : 0,
+        ...identityOf(tier),
+      })),
+    );
+  }
+
+  /** The id's key in every tier, grouped by the store that holds it. */
+  #keysByStore(id: string): Map<Store, string[]> {
+    const byStore = new Map<Store, string[]>();
+    for (const tier of this.#tiers) {
+      const keys = byStore.get(tier.store) ?? [];
+      keys.push(tier.keys.keyFor(id));
+      byStore.set(tier.store, keys);
+    }
+    return byStore;
+  }
+}
+
+function identityOf(tier: TierSpec): Pick<TierInfo, 'namespace' | 'interval' | 'maxInInterval'> {
+  return { namespace: tier.namespace, interval: tier.interval, maxInInterval: tier.maxInInterval };
+}
