@@ -111,7 +111,7 @@ export function memoryTable(results: BenchResults): Table {
     title: 'In-memory: decisions per second (median of runs), latency, heap',
     headers: ['contender', 'many ids c1', 'hot id c1', 'p50 µs', 'p99 µs', 'heap MiB / 1M ids', 'after 2nd wave'],
     rows,
-    note: 'max 100 per minute. Heap: heapUsed growth after one allowed decision for each of 1M new ids (after gc); "after 2nd wave": 1M more new ids once the first ones expired (injected clock). The floors have no heap measurement.',
+    note: 'max 100 per minute. Heap: heapUsed growth after one allowed decision for each of 1M new ids (after gc); "after 2nd wave": 1M more new ids once the first ones expired (injected clock and Date.now() moved past the interval). The floors have no heap measurement.',
     explanations: explain(contenders),
   };
 }
