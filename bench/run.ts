@@ -43,13 +43,15 @@ const log = (line: string): void => console.log(line);
 /**
  * Contenders that a target compares are measured back to back in every round (their slices an eighth of a second
  * apart rather than several seconds), so that the machine's load falls on both alike: each floor right after the
- * library path it bounds, the floor's twin right after the floor, and rolling-rate-limiter right before the default
- * path it is compared with. The rest keep their order, after these.
+ * library path it bounds, the floor's twin right after the floor, rolling-rate-limiter right before the default
+ * path it is compared with, and the useScript option right after the MULTI path's floor. The rest keep their order,
+ * after these.
  */
 const MEASURED_IN_PAIRS = [
   'rrl@ioredis',
   'lib-multi@ioredis',
   'floor-multi@ioredis',
+  'lib-script-cb@ioredis',
   'lib-script@ioredis',
   'floor-lua@ioredis',
   'control-floor-lua@ioredis',
@@ -57,6 +59,7 @@ const MEASURED_IN_PAIRS = [
   'floor-lua-stack3@ioredis',
   'lib-multi@node-redis5',
   'floor-multi@node-redis5',
+  'lib-script-cb@node-redis5',
   'lib-script@node-redis5',
   'floor-lua@node-redis5',
   'lib-stack3@node-redis5',

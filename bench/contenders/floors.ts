@@ -1,187 +1,145 @@
 // The raw floors: what one decision costs with no library logic at all, on
-// each client. A bare MULTI of the very commands this library's MULTI path
-// sends (unique member per call; the reply is looked at only for the
-// (k+1)-th newest score, and for the gap rule when there is one), a bare
-// EVALSHA of the minimal script in ../floor-script.ts, a bare EVALSHA of the
-// minimal script that decides the 3-tier stack of ./stack-tiers.ts, and a
-// bare PING: one round trip that touches no key, the most any Redis limiter
-// that makes one round trip per decision can reach on that client. Keys have
-// the library's shape, `<namespace>:{<id>}`.
+// each client, built from the library's own command list and script (never
+// restated here): a bare MULTI of exactly the commands `attemptCommands()`
+// gives for the attempt (the default path's), whose replies are read only for
+// |S| (and the newest score when there is a gap rule); a bare EVALSHA of the
+// decide script with the arguments the script path sends, for one limiter and
+// for the 3-tier stack of ./stack-tiers.ts, whose reply is read only for its
+// allowed flag; and a bare PING: one round trip that touches no key, the most
+// any Redis limiter that makes one round trip per decision can reach on that
+// client. Keys have the library's shape, `<namespace>:{<id>}`.
 //
 // And two in-process floors: an empty async decision (the measuring loop's
 // own ceiling) and the least work an exact in-memory rolling window must do.
 
-import { FLOOR_LUA, FLOOR_LUA_STACK } from '../floor-script.js';
-import { stackTiers, type StackTier } from './stack-tiers.js';
+import type { WindowRule } from '../../src/decision.js';
+import { DECIDE_SCRIPT } from '../../src/redis/scripts/decide-script.js';
+import { attemptCommands } from '../../src/stores/redis-multi-path.js';
+import { stackTiers } from './stack-tiers.js';
 import { libraryKey, type Backend, type Clients, type Contender, type Rules } from './types.js';
 
 let sequence = 0;
 const tag = Math.random().toString(36).slice(2, 10);
 
-/** A microsecond-ish timestamp and a member unique to the call: what any caller must produce. */
+/** A microsecond timestamp and a member unique to the call: what any caller must produce. */
 function stamp(): { now: number; member: string } {
   sequence += 1;
   return { now: Date.now() * 1000 + (sequence % 1000), member: tag + sequence.toString(36) };
 }
 
-/** One attempt of the MULTI path: its commands, and what its replies are judged against. */
-interface MultiAttempt {
-  readonly commands: (string | number)[][];
-  readonly now: number;
-  readonly member: string;
+/** The library's rule for `rules` (countBlocked as given). */
+function windowRule(rules: Rules, countBlocked: boolean): WindowRule {
+  return { intervalUs: rules.interval * 1000, maxInInterval: rules.maxInInterval, minDifferenceUs: rules.minDifference * 1000, countBlocked };
 }
 
 /**
- * The MULTI path's command list for one attempt (see src/stores/redis-multi-path.ts):
- *
- * ```
- * ZADD             key <now> <member>        record the attempt
- * ZREVRANGE        key k k WITHSCORES        the (k+1)-th newest, this attempt included (k = maxInInterval)
- * ZREVRANGE        key 0 1 WITHSCORES        the two newest (only with a gap rule, minDifference > 0)
- * ZREMRANGEBYRANK  key 0 -(k+1)              keep only the newest k
- * PEXPIRE          key <interval ms>
- * ```
+ * Blocked, from the replies of `attemptCommands()`: |S| (the ZCARD, second)
+ * reached k, or the newest score (the first ZREVRANGE, third) is less than
+ * the gap old.
  */
-function multiAttempt(key: string, rules: Rules): MultiAttempt {
-  const k = rules.maxInInterval;
+function blockedByReplies(rule: WindowRule, now: number, count: unknown, newest: unknown): boolean {
+  if (Number(count) >= rule.maxInInterval) return true;
+  if (rule.minDifferenceUs <= 0 || !Array.isArray(newest) || newest.length < 2) return false;
+  return now - Number(newest[1]) < rule.minDifferenceUs;
+}
+
+/** The decide script's arguments as the script path sends them (record mode, no action id), all strings. */
+function decideArgs(rules: readonly WindowRule[]): string[] {
   const { now, member } = stamp();
-  const commands: (string | number)[][] = [
-    ['zadd', key, now, member],
-    ['zrevrange', key, k, k, 'withscores'],
-  ];
-  if (rules.minDifference > 0) commands.push(['zrevrange', key, 0, 1, 'withscores']);
-  commands.push(['zremrangebyrank', key, 0, -(k + 1)], ['pexpire', key, rules.interval]);
-  return { commands, now, member };
+  const args = [String(now), member, '1', ''];
+  for (const rule of rules) args.push(String(rule.intervalUs), String(rule.maxInInterval), String(rule.minDifferenceUs), rule.countBlocked ? '1' : '0');
+  return args;
 }
 
-/** A WITHSCORES reply, flat: [member, score, member, score, …]. */
-type Scored = readonly unknown[] | null | undefined;
-
-/**
- * Blocked by count when the (k+1)-th newest (this attempt included) is still
- * inside the window; blocked by the gap rule when the newest other attempt is
- * less than minDifference old. `kth` is the ZREVRANGE k k reply, `newestTwo`
- * the ZREVRANGE 0 1 reply (gap rule only).
- */
-function blockedByReplies(rules: Rules, attempt: MultiAttempt, kth: Scored, newestTwo: Scored): boolean {
-  const { now, member } = attempt;
-  if (kth != null && kth.length >= 2 && Number(kth[1]) > now - rules.interval * 1000) return true;
-  if (rules.minDifference <= 0 || newestTwo == null) return false;
-  const previous = newestTwo[0] === member ? newestTwo[3] : newestTwo[1];
-  return previous !== undefined && Number(previous) > now - rules.minDifference * 1000;
-}
-
-function floorArgs(rules: Rules): string[] {
-  const { now, member } = stamp();
-  return [String(now), String(now - rules.interval * 1000), String(rules.maxInInterval), member, String(rules.interval)];
-}
-
-/** FLOOR_LUA_STACK's arguments: now and the member, then each tier's cut-off, maximum and interval. */
-function stackFloorArgs(tiers: readonly StackTier[]): string[] {
-  const { now, member } = stamp();
-  return [String(now), member, ...tiers.flatMap((tier) => [String(now - tier.interval * 1000), String(tier.maxInInterval), String(tier.interval)])];
-}
-
-/** How a client loads a script and calls it by SHA1, for the bare 3-tier floor. */
+/** How a client loads a script and calls it by SHA1. */
 interface ScriptCaller {
-  readonly load: (lua: string) => Promise<string>;
+  readonly load: (lua: string) => Promise<unknown>;
   readonly evalsha: (sha: string, keys: readonly string[], args: readonly string[]) => Promise<unknown>;
 }
 
-/** The bare EVALSHA of FLOOR_LUA_STACK over the stack's three keys (./stack-tiers.ts), sent with one client. */
-function bareStackFloor(contenderId: string, backend: Backend, client: ScriptCaller): Contender {
+/** Allowed: the decide script's second value. */
+function allowedByReply(reply: unknown): boolean {
+  return Array.isArray(reply) && Number(reply[1]) === 1;
+}
+
+/** A bare EVALSHA of the decide script with one client: one limiter with countBlocked false (the script path), or the 3-tier stack. */
+function bareDecide(id: string, label: string, backend: Backend, client: ScriptCaller, tiers: 'one' | 'stack3'): Contender {
   return {
-    id: contenderId,
-    label: `floor: bare EVALSHA, 3 tiers (minimal script), ${backend}`,
+    id,
+    label,
     family: 'floor',
     backend,
     create: async (rules, namespace) => {
-      const tiers = stackTiers(rules, namespace);
-      if (tiers.some((tier) => tier.minDifference > 0)) throw new Error('floor-lua-stack3 has no gap rule: minDifference must be 0');
-      const sha = await client.load(FLOOR_LUA_STACK);
+      if ((await client.load(DECIDE_SCRIPT.lua)) !== DECIDE_SCRIPT.sha1) throw new Error('SCRIPT LOAD answered another SHA1 than DECIDE_SCRIPT.sha1');
+      const spaces = tiers === 'one' ? [{ namespace, ...rules }] : stackTiers(rules, namespace);
+      const windowRules = spaces.map((tier) => windowRule(tier, false));
       return {
-        keyOf: (id) => libraryKey(tiers[1].namespace, id),
-        decide: async (id) => Number(await client.evalsha(sha, tiers.map((tier) => libraryKey(tier.namespace, id)), stackFloorArgs(tiers))) === 0,
+        keyOf: (key) => libraryKey((spaces[1] ?? spaces[0]).namespace, key),
+        decide: async (key) => {
+          const keys = spaces.map((tier) => libraryKey(tier.namespace, key));
+          return !allowedByReply(await client.evalsha(DECIDE_SCRIPT.sha1, keys, decideArgs(windowRules)));
+        },
       };
     },
   };
 }
 
-/** The Redis floors: bare MULTI, bare EVALSHA, the 3-tier bare EVALSHA and a PING, on ioredis and on node-redis 5, and the bare EVALSHA's twin (a noise gauge). */
+/** The Redis floors: bare MULTI, bare EVALSHA (one limiter and 3 tiers) and a PING, on ioredis and on node-redis 5, and the bare EVALSHA's twin (a noise gauge). */
 export function floorContenders(clients: Clients): Contender[] {
   const { ioredis, nodeRedis } = clients;
-  /** The bare EVALSHA of FLOOR_LUA on ioredis, under a given name. */
-  const bareLuaFloor = (id: string, label: string): Contender => ({
-    id,
-    label,
-    family: 'floor',
-    backend: 'ioredis',
-    create: async (rules, namespace) => {
-      const sha = (await ioredis.script('LOAD', FLOOR_LUA)) as string;
-      return {
-        keyOf: (key) => libraryKey(namespace, key),
-        decide: async (key) => (await ioredis.evalsha(sha, 1, libraryKey(namespace, key), ...floorArgs(rules))) === 0,
-      };
-    },
-  });
+  const onIoredis: ScriptCaller = {
+    load: (lua) => ioredis.script('LOAD', lua),
+    evalsha: (sha, keys, args) => ioredis.evalsha(sha, keys.length, ...keys, ...args),
+  };
+  const onNodeRedis: ScriptCaller = {
+    load: (lua) => nodeRedis.sendCommand(['SCRIPT', 'LOAD', lua]),
+    evalsha: (sha, keys, args) => nodeRedis.sendCommand(['EVALSHA', sha, String(keys.length), ...keys, ...args]),
+  };
   return [
     {
       id: 'floor-multi@ioredis',
       label: 'floor: bare MULTI (same commands), ioredis',
       family: 'floor',
       backend: 'ioredis',
-      create: async (rules, namespace) => ({
-        keyOf: (id) => libraryKey(namespace, id),
-        decide: async (id) => {
-          const attempt = multiAttempt(libraryKey(namespace, id), rules);
-          const replies = await ioredis.multi(attempt.commands).exec();
-          if (replies === null) throw new Error('MULTI aborted');
-          return blockedByReplies(rules, attempt, replies[1]?.[1] as Scored, rules.minDifference > 0 ? (replies[2]?.[1] as Scored) : undefined);
-        },
-      }),
+      create: async (rules, namespace) => {
+        const rule = windowRule(rules, true);
+        return {
+          keyOf: (id) => libraryKey(namespace, id),
+          decide: async (id) => {
+            const { now, member } = stamp();
+            const replies = await ioredis.multi(attemptCommands(libraryKey(namespace, id), rule, now, member) as unknown as (string | number)[][]).exec();
+            if (replies === null) throw new Error('MULTI aborted');
+            return blockedByReplies(rule, now, replies[1]?.[1], replies[2]?.[1]);
+          },
+        };
+      },
     },
-    bareLuaFloor('floor-lua@ioredis', 'floor: bare EVALSHA (minimal script), ioredis'),
+    bareDecide('floor-lua@ioredis', 'floor: bare EVALSHA (decide script), ioredis', 'ioredis', onIoredis, 'one'),
     // The same floor again, under another name: two identical contenders measured in the same run differ only by
     // the machine's noise, so their ratio shows how far apart two equal things can read here.
-    bareLuaFloor('control-floor-lua@ioredis', 'control: bare EVALSHA again (noise gauge), ioredis'),
-    bareStackFloor('floor-lua-stack3@ioredis', 'ioredis', {
-      load: async (lua) => (await ioredis.script('LOAD', lua)) as string,
-      evalsha: (sha, keys, args) => ioredis.evalsha(sha, keys.length, ...keys, ...args),
-    }),
+    bareDecide('control-floor-lua@ioredis', 'control: bare EVALSHA again (noise gauge), ioredis', 'ioredis', onIoredis, 'one'),
+    bareDecide('floor-lua-stack3@ioredis', 'floor: bare EVALSHA, 3 tiers (decide script), ioredis', 'ioredis', onIoredis, 'stack3'),
     {
       id: 'floor-multi@node-redis5',
       label: 'floor: bare MULTI (same commands), node-redis 5',
       family: 'floor',
       backend: 'node-redis 5',
-      create: async (rules, namespace) => ({
-        keyOf: (id) => libraryKey(namespace, id),
-        decide: async (id) => {
-          const attempt = multiAttempt(libraryKey(namespace, id), rules);
-          const multi = nodeRedis.multi();
-          for (const command of attempt.commands) multi.addCommand(command.map(String));
-          const replies = await multi.exec();
-          return blockedByReplies(rules, attempt, replies[1] as Scored, rules.minDifference > 0 ? (replies[2] as Scored) : undefined);
-        },
-      }),
-    },
-    {
-      id: 'floor-lua@node-redis5',
-      label: 'floor: bare EVALSHA (minimal script), node-redis 5',
-      family: 'floor',
-      backend: 'node-redis 5',
       create: async (rules, namespace) => {
-        const sha = await nodeRedis.sendCommand<string>(['SCRIPT', 'LOAD', FLOOR_LUA]);
+        const rule = windowRule(rules, true);
         return {
           keyOf: (id) => libraryKey(namespace, id),
-          decide: async (id) =>
-            Number(await nodeRedis.sendCommand(['EVALSHA', sha, '1', libraryKey(namespace, id), ...floorArgs(rules)])) === 0,
+          decide: async (id) => {
+            const { now, member } = stamp();
+            const multi = nodeRedis.multi();
+            for (const command of attemptCommands(libraryKey(namespace, id), rule, now, member)) multi.addCommand(command.map(String));
+            const replies = await multi.exec();
+            return blockedByReplies(rule, now, replies[1], replies[2]);
+          },
         };
       },
     },
-    bareStackFloor('floor-lua-stack3@node-redis5', 'node-redis 5', {
-      load: (lua) => nodeRedis.sendCommand<string>(['SCRIPT', 'LOAD', lua]),
-      evalsha: (sha, keys, args) => nodeRedis.sendCommand(['EVALSHA', sha, String(keys.length), ...keys, ...args]),
-    }),
+    bareDecide('floor-lua@node-redis5', 'floor: bare EVALSHA (decide script), node-redis 5', 'node-redis 5', onNodeRedis, 'one'),
+    bareDecide('floor-lua-stack3@node-redis5', 'floor: bare EVALSHA, 3 tiers (decide script), node-redis 5', 'node-redis 5', onNodeRedis, 'stack3'),
     {
       id: 'floor-ping@ioredis',
       label: 'floor: PING round trip, ioredis',

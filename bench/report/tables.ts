@@ -17,9 +17,11 @@ export interface Table {
 /** One line for each kind of row that needs saying what it is, by contender id prefix. */
 const EXPLANATIONS: readonly (readonly [string, string])[] = [
   ['lib-script-cb@', 'script path (countBlocked true, useScript): `useScript: true` sends a countBlocked-true limiter through the one-EVALSHA script path instead of the MULTI path.'],
+  ['floor-multi@', "floor: bare MULTI (same commands): one MULTI of exactly the library's attemptCommands() for the attempt, replies read only for |S| (and the newest score when there is a gap rule)."],
+  ['floor-lua@', 'floor: bare EVALSHA (decide script): the library\'s DECIDE_SCRIPT by its SHA1, with the arguments the script path sends (one limiter, countBlocked false), reply read only for its allowed flag.'],
   [
     'floor-lua-stack3@',
-    "floor: bare EVALSHA, 3 tiers: the least Lua deciding the 3-tier stack in one call (per second max/2, the scenario's per-minute rule, per day max×100; countBlocked false, no gap rule): prune and count each tier, blocked at the first full one with nothing added, else ZADD and PEXPIRE on all three keys.",
+    "floor: bare EVALSHA, 3 tiers: the same decide script over the 3-tier stack's keys and rules (per second max/2, the scenario's per-minute rule, per day max×100; countBlocked false).",
   ],
   ['floor-ping@', 'floor: PING round trip: one PING per decision, no key touched; the most a limiter that makes one round trip per decision can reach with that client (at c1, the round-trip ceiling).'],
   [
@@ -109,7 +111,7 @@ export function memoryTable(results: BenchResults): Table {
     title: 'In-memory: decisions per second (median of runs), latency, heap',
     headers: ['contender', 'many ids c1', 'hot id c1', 'p50 µs', 'p99 µs', 'heap MiB / 1M ids', 'after 2nd wave'],
     rows,
-    note: 'max 100 per minute. Heap: heapUsed growth after one allowed decision for each of 1M new ids (after gc); "after 2nd wave": 1M more new ids once the first ones expired (injected clock). The floors have no heap measurement.',
+    note: 'max 100 per minute. Heap: heapUsed growth after one allowed decision for each of 1M new ids (after gc); "after 2nd wave": 1M more new ids once the first ones expired (injected clock and Date.now() moved past the interval). The floors have no heap measurement.',
     explanations: explain(contenders),
   };
 }
@@ -164,9 +166,9 @@ export function targetsTable(targets: readonly TargetResult[]): Table {
           ]
         : []),
       ...(targets.some((t) => t.target.startsWith('ceiling:'))
-        ? ['ceiling: rows measure a bound (a bare PING, script or MULTI, a minimal in-memory window, Redis CPU per decision), not this library, and follow the target they bound: a MISS there means that target cannot be reached on this machine.']
+        ? ['ceiling: rows measure a bound (a bare PING, EVALSHA or MULTI), not this library, and follow the target they bound: a MISS there means that target cannot be reached on this machine.']
         : []),
-      ...(targets.some((t) => t.informational === true) ? ['(info) rows document, they are not goals (yes / no): is the useScript option faster than the MULTI path, and how far apart do two identical contenders (the control) read in the same run? A target that misses by less than the control\'s spread is within this machine\'s noise.'] : []),
+      ...(targets.some((t) => t.informational === true) ? ['(info) rows document, they are not goals (yes / no against the bound shown). The control row shows how far apart two identical contenders read in the same run: a target that misses by less than the control\'s spread is within this machine\'s noise.'] : []),
     ],
   };
 }
