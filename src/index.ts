@@ -24,5 +24,7 @@ export {
   RateLimitedError,
   type InvalidOptionDetails,
   type RateLimiterErrorCode,
+  type StoreErrorCode,
 } from './errors/index.js';
+export type { CircuitBreakerOptions } from './circuit-breaker.js';
 export { RateLimiterStack, type RateLimiterStackOptions, type StackRateLimitInfo, type TierRateLimitInfo } from './rate-limiter-stack.js';
