@@ -28,3 +28,12 @@ export {
 } from './errors/index.js';
 export type { CircuitBreakerOptions } from './circuit-breaker.js';
 export { RateLimiterStack, type RateLimiterStackOptions, type StackRateLimitInfo, type TierRateLimitInfo } from './rate-limiter-stack.js';
+export {
+  CIRCUIT_CHANNEL,
+  DECISION_CHANNEL,
+  STORE_ERROR_CHANNEL,
+  type CircuitMessage,
+  type DecisionMessage,
+  type StoreErrorMessage,
+  type StoreErrorPolicyName,
+} from './diagnostics.js';
