@@ -2,7 +2,8 @@ import { UnsupportedError } from '../errors/unsupported-error.js';
 import type { RedisAdapter } from './adapter.js';
 import { CallbackRedisAdapter, isCallbackRedisClient } from './callback-adapter.js';
 import { IORedisAdapter, isIORedisClient } from './ioredis-adapter.js';
-import { NodeRedisAdapter, NodeRedisClusterAdapter, isNodeRedisClient, isNodeRedisCluster } from './node-redis-adapter.js';
+import { NodeRedisAdapter, isNodeRedisClient } from './node-redis-adapter.js';
+import { NodeRedisClusterAdapter, isNodeRedisCluster } from './node-redis-cluster-adapter.js';
 
 /** The clients this version supports, as named in error messages. */
 export const SUPPORTED_CLIENTS =
