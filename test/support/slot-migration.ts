@@ -82,7 +82,7 @@ export async function moveSlot(cluster: RedisClusterHandle, slot: number, to?: s
   const masters = await mastersOf(cluster);
   const from = await ownerOfSlot(cluster, slot);
   const addresses = [...masters.keys()].sort();
-  const destination = to ?? (addresses[(addresses.indexOf(from) + 1) % addresses.length]);
+  const destination = to ?? addresses[(addresses.indexOf(from) + 1) % addresses.length] ?? from;
   const source = masters.get(from);
   const target = masters.get(destination);
   if (source === undefined || target === undefined || from === destination) throw new Error(`cannot move slot ${slot} from ${from} to ${destination}`);
