@@ -19,6 +19,15 @@
 // now holds for the slot, itself: `ASKING` and the call queued together on
 // that node's connection, so nothing can come between them. It retries a
 // bounded number of times with a short, growing pause.
+//
+// A master that dies is another matter: node-redis keeps the dead master in
+// its slot map and queues commands for it until it comes back, which it may
+// never do, while the cluster promotes its replica. Nothing answers MOVED, so
+// the map is never re-read. The adapter therefore watches its calls: when one
+// has waited more than STALL_MS, it asks a live master about the stuck key,
+// through the client (at most every RESCUE_INTERVAL_MS). That master answers
+// MOVED, node-redis re-reads the slot map, and once the replica is promoted
+// the map names it and the calls go there.
 
 import { redirectionOf, retryPauseMs, type Redirection } from './cluster-redirection.js';
 import { keySlot } from './key-slot.js';
@@ -40,6 +49,18 @@ interface ClusterNodes {
 
 /** Tries per call after a redirection, each after a pause of {@link retryPauseMs}. */
 const MAX_RETRIES = 8;
+/** A call unanswered for this long means its master may be gone: time to check the slot map. */
+const STALL_MS = 1_000;
+/** At most one check of the slot map per this many ms while calls stall. */
+const RESCUE_INTERVAL_MS = 300;
+/** A call unanswered for this long is no longer watched (its caller timed out long ago). */
+const FORGET_MS = 60_000;
+
+/** A call not answered yet: when it started, and its key. */
+interface PendingCall {
+  readonly startedAt: number;
+  readonly key: string;
+}
 
 /** The first rejection among `outcomes` in order (an ASK or MOVED before EXEC's EXECABORT), else the last value. */
 function lastValueOrFirstError(outcomes: PromiseSettledResult<unknown>[]): unknown {
@@ -74,6 +95,9 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
   readonly kind = 'node-redis cluster';
   readonly supportsScripts = true;
   #refreshing: Promise<unknown> | undefined;
+  /** Calls not answered yet, oldest first. */
+  readonly #pending = new Set<PendingCall>();
+  #lastRescueAt = Number.NEGATIVE_INFINITY;
 
   constructor(client: NodeRedisLikeCluster) {
     this.client = client;
@@ -89,11 +113,12 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
       if (takesReadonlyFlag) multi.addCommand(key, false, args);
       else multi.addCommand(key, args);
     }
-    return multi.exec().then(checkedReplies, (error: unknown) =>
+    const replies = multi.exec().then(checkedReplies, (error: unknown) =>
       this.#resend(error, key, (node, asking) =>
         sendTogether(node, asking, [['MULTI'], ...commands.map(stringsOf), ['EXEC']]).then(checkedReplies),
       ),
     );
+    return this.#watch(key, replies);
   }
 
   evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
@@ -107,7 +132,49 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
   #script(command: string[], key: string | undefined): Promise<unknown> {
     const sent = this.client.sendCommand(key, false, command);
     if (key === undefined) return sent;
-    return sent.catch((error: unknown) => this.#resend(error, key, (node, asking) => sendTogether(node, asking, [command])));
+    return this.#watch(
+      key,
+      sent.catch((error: unknown) => this.#resend(error, key, (node, asking) => sendTogether(node, asking, [command]))),
+    );
+  }
+
+  /** Keeps `call` among the pending calls until it settles, after checking whether the oldest one stalls. */
+  #watch<T>(key: string, call: Promise<T>): Promise<T> {
+    const now = performance.now();
+    this.#checkForStall(now);
+    const entry: PendingCall = { startedAt: now, key };
+    this.#pending.add(entry);
+    return call.finally(() => this.#pending.delete(entry));
+  }
+
+  #checkForStall(now: number): void {
+    for (const oldest of this.#pending) {
+      if (now - oldest.startedAt > FORGET_MS) {
+        this.#pending.delete(oldest);
+        continue;
+      }
+      if (now - oldest.startedAt > STALL_MS && now - this.#lastRescueAt > RESCUE_INTERVAL_MS) {
+        this.#lastRescueAt = now;
+        void this.#rescue(oldest.key);
+      }
+      return;
+    }
+  }
+
+  /**
+   * Sends `EXISTS <stuck key>` through the client, routed to a master that
+   * (by the client's map) does not hold the key's slot: it answers MOVED with
+   * whatever the cluster now says, and node-redis re-reads its slot map.
+   */
+  async #rescue(stuckKey: string): Promise<void> {
+    if (!hasNodes(this.client)) return;
+    const stuckAt = this.client.slots[keySlot(stuckKey)]?.master?.address;
+    for (let i = 0; i < 64; i++) {
+      const routingKey = String(i);
+      if (this.client.slots[keySlot(routingKey)]?.master?.address === stuckAt) continue;
+      await this.client.sendCommand(routingKey, false, ['EXISTS', stuckKey]).catch(() => undefined);
+      return;
+    }
   }
 
   /**

@@ -12,45 +12,11 @@
 // slowest call, and per client the slowest first call after a move.
 
 import { expect } from 'chai';
-import { Cluster } from 'ioredis';
-import { createCluster as createCluster4 } from 'redis4';
-import { createCluster as createCluster5 } from 'redis5';
 import { RateLimiterStack, RollingRateLimiter, type RedisClient } from '../../src/index.js';
+import { CLUSTER_CLIENTS, type ConnectedCluster } from '../support/cluster-clients.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { useRedisCluster, type RedisClusterHandle } from '../support/redis-cluster.js';
 import { idsInSlot, moveSlot, ownerOfSlot } from '../support/slot-migration.js';
-
-interface ClusterClient {
-  readonly client: RedisClient;
-  close(): Promise<void>;
-}
-
-const CLIENTS: { name: string; connect(cluster: RedisClusterHandle): Promise<ClusterClient> }[] = [
-  {
-    name: 'ioredis Cluster',
-    connect: async (cluster) => {
-      const client = new Cluster([...cluster.rootNodes]);
-      await client.ping();
-      return { client, close: async () => void client.disconnect() };
-    },
-  },
-  {
-    name: 'node-redis 4 createCluster',
-    connect: async (cluster) => {
-      const client = createCluster4({ rootNodes: cluster.urls.map((url) => ({ url })) });
-      await client.connect();
-      return { client, close: async () => void (await client.disconnect()) };
-    },
-  },
-  {
-    name: 'node-redis 5 createCluster',
-    connect: async (cluster) => {
-      const client = createCluster5({ rootNodes: cluster.urls.map((url) => ({ url })) });
-      await client.connect();
-      return { client, close: async () => void client.destroy() };
-    },
-  },
-];
 
 /** What the callers attempt through: a limiter or a stack, deciding `limit(id)`. */
 interface Subject {
@@ -102,10 +68,10 @@ describe('slot moves on a real Redis Cluster', function () {
   /** A slot of its own for each test, so that no test sees another's moves. */
   const freshSlot = (): number => (nextSlot += 997) % 16384;
 
-  for (const clientKind of CLIENTS) {
+  for (const clientKind of CLUSTER_CLIENTS) {
     const { name } = clientKind;
     describe(name, () => {
-      let connected: ClusterClient | undefined;
+      let connected: ConnectedCluster | undefined;
       before(async () => {
         connected = await clientKind.connect(handle());
       });

@@ -31,6 +31,8 @@ export interface RedisServer {
   readonly pid: number | undefined;
   /** SIGTERM, then SIGKILL after 3 s; resolves once the process has exited. Safe to call twice. */
   stop(): Promise<void>;
+  /** SIGKILL, as a crash: no shutdown, no goodbye to clients or the cluster; resolves once the process has exited. */
+  kill(): Promise<void>;
   /** Freezes the process (SIGSTOP): connections are accepted by the kernel but never answered. */
   pause(): void;
   /** Unfreezes a paused process (SIGCONT). */
@@ -196,6 +198,12 @@ class LocalRedisServer implements RedisServer {
 
   stop(): Promise<void> {
     return terminate(this.launched);
+  }
+
+  async kill(): Promise<void> {
+    if (hasExited(this.launched.child)) return;
+    this.launched.child.kill('SIGKILL');
+    if (!(await settlesWithin(this.launched.exited, KILL_WAIT_MS))) throw new Error(`redis-server (pid ${this.pid}) did not exit after SIGKILL`);
   }
 
   pause(): void {

@@ -49,6 +49,7 @@ export function idsInSlot(slot: number, count: number, prefix = 'id-'): string[]
 
 async function withConnection<T>(url: string, use: (redis: Redis) => Promise<T>): Promise<T> {
   const redis = new Redis(url, { maxRetriesPerRequest: 0, commandTimeout: MIGRATE_TIMEOUT_MS + 1_000, retryStrategy: () => null });
+  redis.on('error', () => {}); // reported by the command's rejection
   try {
     return await use(redis);
   } finally {
