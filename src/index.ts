@@ -11,6 +11,7 @@ export type {
   IORedisLikeClient,
   NodeRedisLikeClient,
   NodeRedisLikeCluster,
+  NodeRedisLikeSentinel,
   RedisClient,
 } from './redis/client-types.js';
 export {

@@ -45,6 +45,8 @@ export interface RedisServer {
 export interface StartRedisServerOptions {
   /** Arguments appended to the defaults, e.g. `['--maxmemory', '10mb']`. */
   extraArgs?: string[];
+  /** A configuration file, given before every argument (a sentinel needs one it can rewrite). */
+  configFile?: string;
 }
 
 /** What a test file needs from a Redis server, wherever it comes from. */
@@ -234,7 +236,7 @@ class LocalRedisServer implements RedisServer {
 export async function startRedisServer(options: StartRedisServerOptions = {}): Promise<RedisServer> {
   for (let attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
     const port = await findFreeLoopbackPort();
-    const args = redisServerArgs(port, options.extraArgs);
+    const args = [...(options.configFile === undefined ? [] : [options.configFile]), ...redisServerArgs(port, options.extraArgs)];
     try {
       return new LocalRedisServer(port, args, await launchUntilReady(port, args));
     } catch (error) {
