@@ -60,7 +60,7 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
     }
     await delay(POLL_MS);
   }
-  throw new Error(`${what}: not within ${READY_TIMEOUT_MS} ms${last === undefined ? '' : ` (${String(last)})`}`);
+  throw new Error(`${what}: not within ${READY_TIMEOUT_MS} ms${last === undefined ? '' : ` (${last instanceof Error ? last.message : JSON.stringify(last)})`}`);
 }
 
 /** Starts a primary, a replica and three sentinels; throws (never skips) when one does not start or the set-up is not ready in 15 s. */
