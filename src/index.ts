@@ -26,6 +26,7 @@ export {
   type InvalidOptionDetails,
   type RateLimiterErrorCode,
   type StoreErrorCode,
+  type ConnectionProblem,
 } from './errors/index.js';
 export type { CircuitBreakerOptions } from './circuit-breaker.js';
 export { RateLimiterStack, type RateLimiterStackOptions, type StackRateLimitInfo, type TierRateLimitInfo } from './rate-limiter-stack.js';

@@ -1,6 +1,6 @@
 import { isRateLimiterError } from './errors/rate-limiter-error.js';
 import { StoreError } from './errors/store-error.js';
-import { TimeoutError } from './errors/timeout-error.js';
+import { TimeoutError, type ConnectionProblem } from './errors/timeout-error.js';
 import { isStoreFailure } from './store-error-policy.js';
 
 /**
@@ -9,14 +9,19 @@ import { isStoreFailure } from './store-error-policy.js';
  * ours becomes a {@link StoreError} carrying it as `cause`. The timer is
  * unreferenced and cleared, so it never keeps a process alive.
  */
-export function callStore<T>(operation: () => Promise<T>, timeoutMs: number, what: string): Promise<T> {
+export function callStore<T>(
+  operation: () => Promise<T>,
+  timeoutMs: number,
+  what: string,
+  diagnose?: () => ConnectionProblem | undefined,
+): Promise<T> {
   let pending: Promise<T>;
   try {
     pending = operation();
   } catch (error) {
     pending = Promise.reject(error instanceof Error ? error : new Error(String(error)));
   }
-  return settleInTime(pending, timeoutMs, what);
+  return settleInTime(pending, timeoutMs, what, undefined, diagnose);
 }
 
 /**
@@ -24,12 +29,14 @@ export function callStore<T>(operation: () => Promise<T>, timeoutMs: number, wha
  * `recover`: a store failure or a timeout is handed to it and the promise
  * settles as `recover` does; any other error rejects as it is. One promise for
  * all of it, because `limit()` comes through here on every decision.
+ * `diagnose` (the adapter's `connectionProblem`) explains a timeout.
  */
 export function settleInTime<T>(
   pending: Promise<T>,
   timeoutMs: number,
   what: string,
   recover?: (failure: StoreError | TimeoutError) => T | Promise<T>,
+  diagnose?: () => ConnectionProblem | undefined,
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const fail = (error: Error): void => {
@@ -43,7 +50,7 @@ export function settleInTime<T>(
         reject(recoveryError instanceof Error ? recoveryError : new Error(String(recoveryError)));
       }
     };
-    const timer = setTimeout(() => fail(new TimeoutError(timeoutMs)), timeoutMs);
+    const timer = setTimeout(() => fail(new TimeoutError(timeoutMs, diagnose?.())), timeoutMs);
     timer.unref();
     pending.then(
       (value) => {

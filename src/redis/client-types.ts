@@ -13,6 +13,8 @@ export type RedisCommand = readonly [name: string, ...args: (string | number)[]]
 export interface IORedisLikeClient {
   /** ioredis's flag: `false` on `Redis`, `true` on `Cluster`. */
   readonly isCluster: boolean;
+  /** ioredis's connection state (`'ready'` when connected), read to explain a timeout. */
+  readonly status?: string;
   /** ioredis's MULTI with the commands queued up front. */
   multi(commands: (string | number)[][]): {
     /** Runs the transaction: one `[error, result]` pair per command, or `null` when it was aborted. */
@@ -30,6 +32,8 @@ export interface IORedisLikeClient {
 export interface NodeRedisLikeClient {
   /** node-redis's connection flag (used to recognise a node-redis client; connect it yourself before use). */
   readonly isOpen: boolean;
+  /** node-redis's flag for a connection ready for commands, read to explain a timeout. */
+  readonly isReady?: boolean;
   /** node-redis's MULTI. */
   multi(): {
     /** Queues one command, given as its name and arguments. */
@@ -62,6 +66,8 @@ export interface NodeRedisLikeCluster {
 export interface NodeRedisLikeSentinel {
   /** node-redis's connection flag (connect it yourself before use). */
   readonly isOpen: boolean;
+  /** node-redis's flag for a connection to the primary ready for commands, read to explain a timeout. */
+  readonly isReady?: boolean;
   /** The sentinel the client talks to (its presence tells a Sentinel client apart). */
   getSentinelNode(): unknown;
   /** The primary the sentinels name. */

@@ -33,7 +33,9 @@ import { redirectionOf, retryPauseMs, type Redirection } from './cluster-redirec
 import { keySlot } from './key-slot.js';
 import type { RedisAdapter } from './adapter.js';
 import type { NodeRedisLikeCluster, RedisCommand } from './client-types.js';
+import type { ConnectionProblem } from '../errors/timeout-error.js';
 import { checkedReplies, scriptCommand, stringsOf } from './node-redis-commands.js';
+import { nodeRedisConnectionProblem, notOpenError } from './node-redis-connection.js';
 
 /** A connection to one node, as node-redis's `nodeClient()` gives it. */
 interface NodeConnection {
@@ -104,6 +106,7 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
   }
 
   transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
+    if (!this.client.isOpen) return Promise.reject(notOpenError(this.kind));
     const key = String(commands[0]?.[1]);
     const multi = this.client.multi(key);
     // v4: addCommand(firstKey, args); v5: addCommand(firstKey, isReadonly, args).
@@ -129,7 +132,13 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
     return this.#script(scriptCommand('EVAL', lua, keys, args), keys[0]);
   }
 
+  /** What the client shows: only whether it is open (a cluster client has a connection per node). */
+  connectionProblem(): ConnectionProblem | undefined {
+    return nodeRedisConnectionProblem(this.kind, { isOpen: this.client.isOpen }, undefined);
+  }
+
   #script(command: string[], key: string | undefined): Promise<unknown> {
+    if (!this.client.isOpen) return Promise.reject(notOpenError(this.kind));
     const sent = this.client.sendCommand(key, false, command);
     if (key === undefined) return sent;
     return this.#watch(
