@@ -40,8 +40,8 @@ function fakeCluster(options: {
       const multi = { addCommand: () => multi, exec: options.multi };
       return multi;
     },
-    sendCommand: (_key: string | undefined, _readonly: boolean | undefined, args: string[]) => {
-      log.push(`cluster: ${args.join(' ')}`);
+    sendCommand: (routing: string | undefined, _readonly: boolean | undefined, args: string[]) => {
+      log.push(`cluster: ${args.join(' ')}${routing === args[1] || routing === KEY ? '' : ` (routed by ${routing})`}`);
       return args[0] === 'EXISTS' ? Promise.resolve(1) : (options.script ?? (() => Promise.resolve('script')))();
     },
     nodeByAddress: new Map([...nodes.keys()].map((address) => [address, { address }])),
@@ -116,6 +116,28 @@ describe('the node-redis cluster adapter (client faked)', () => {
       `a: EVALSHA abc 2 ${KEY} other:{42} 1 x`,
       `a: EVALSHA abc 2 ${KEY} other:{42} 1 x`,
     ]);
+  });
+
+  it('makes the client re-read its slot map through another master when a call stalls (a dead master), at most every 300 ms', async () => {
+    const clock = sinon.useFakeTimers({ toFake: ['performance'] });
+    const { client, log } = fakeCluster({ multi: () => new Promise(() => {}) });
+    // Every other slot is served by b:2, so a probe routed by any other key goes there.
+    for (let slot = 0; slot < 16384; slot++) (client as unknown as { slots: unknown[] }).slots[slot] ??= { master: { address: 'b:2' } };
+    const adapter = new NodeRedisClusterAdapter(client);
+    void adapter.transaction([['zcard', KEY]]);
+    clock.tick(1_000);
+    void adapter.transaction([['zcard', KEY]]);
+    expect(log, 'not stalled yet at 1 s').to.deep.equal([]);
+    clock.tick(1);
+    void adapter.transaction([['zcard', KEY]]);
+    expect(log).to.have.length(1);
+    expect(log[0]).to.match(new RegExp(`^cluster: EXISTS ${KEY.replace(/[{}]/g, '\\$&')} \\(routed by \\d+\\)$`));
+    clock.tick(300);
+    void adapter.transaction([['zcard', KEY]]);
+    expect(log, 'at most one check per 300 ms').to.have.length(1);
+    clock.tick(1);
+    void adapter.transaction([['zcard', KEY]]);
+    expect(log).to.have.length(2);
   });
 
   it('throws any other error at once, and the last refusal after 8 retries', async () => {
