@@ -1,4 +1,4 @@
-// Slot moves on a real 3-master Redis Cluster (test/support/redis-cluster.ts),
+// Slot moves on a real 3-master Redis Cluster started here (test/support/redis-cluster.ts),
 // with every cluster client the library supports: ioredis `Cluster`, and
 // node-redis 4 and 5 `createCluster`.
 //   - While one slot moves back and forth between two masters (IMPORTING /
@@ -15,7 +15,7 @@ import { expect } from 'chai';
 import { RateLimiterStack, RollingRateLimiter, type RedisClient } from '../../src/index.js';
 import { CLUSTER_CLIENTS, type ConnectedCluster } from '../support/cluster-clients.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
-import { useRedisCluster, type RedisClusterHandle } from '../support/redis-cluster.js';
+import { startRedisCluster, type RedisClusterHandle } from '../support/redis-cluster.js';
 import { idsInSlot, moveSlot, ownerOfSlot } from '../support/slot-migration.js';
 
 /** What the callers attempt through: a limiter or a stack, deciding `limit(id)`. */
@@ -57,7 +57,7 @@ describe('slot moves on a real Redis Cluster', function () {
 
   before(async function () {
     this.timeout(60_000);
-    cluster = await useRedisCluster();
+    cluster = await startRedisCluster(); // never REDIS_CLUSTER_URLS: moving slots is not for a cluster the user brings
   });
   after(async () => cluster?.stop());
 
