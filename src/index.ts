@@ -12,6 +12,7 @@ export type {
   IORedisLikeClient,
   NodeRedisLikeClient,
   NodeRedisLikeCluster,
+  NodeRedisLikeSentinel,
   RedisClient,
 } from './redis/client-types.js';
 export {
@@ -25,5 +26,17 @@ export {
   RateLimitedError,
   type InvalidOptionDetails,
   type RateLimiterErrorCode,
+  type StoreErrorCode,
+  type ConnectionProblem,
 } from './errors/index.js';
+export type { CircuitBreakerOptions } from './circuit-breaker.js';
 export { RateLimiterStack, type RateLimiterStackOptions, type StackRateLimitInfo, type TierRateLimitInfo } from './rate-limiter-stack.js';
+export {
+  CIRCUIT_CHANNEL,
+  DECISION_CHANNEL,
+  STORE_ERROR_CHANNEL,
+  type CircuitMessage,
+  type DecisionMessage,
+  type StoreErrorMessage,
+  type StoreErrorPolicyName,
+} from './diagnostics.js';

@@ -1,3 +1,4 @@
+import { normalizeCircuitBreakerOption, type CircuitBreakerOptions, type NormalizedCircuitBreakerOptions } from './circuit-breaker.js';
 import type { MicrosecondClock } from './clock.js';
 import { durationToMilliseconds, type Duration } from './duration.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from './errors/invalid-option-error.js';
@@ -103,6 +104,18 @@ export interface RollingRateLimiterOptions {
    * @default undefined (the MULTI where it can decide)
    */
   readonly useScript?: boolean;
+
+  /**
+   * Stops calling a store that keeps failing: after `failureThreshold`
+   * consecutive store failures or timeouts, every call is decided by
+   * `onStoreError` at once (no waiting for `timeout`) for `cooldownMs`; then
+   * one call probes the store, and a success closes the circuit. Under
+   * `'throw'` an open circuit rejects with a {@link StoreError} whose code is
+   * `ERR_RATE_LIMITER_CIRCUIT_OPEN`; under the other policies
+   * `info.storeFailure.error` is that error. `false` turns it off.
+   * @default { failureThreshold: 5, cooldownMs: 1000 }
+   */
+  readonly circuitBreaker?: CircuitBreakerOptions | false;
 }
 
 /** The options after validation, with every default filled in (durations in milliseconds). */
@@ -117,6 +130,7 @@ export interface NormalizedOptions {
   readonly timeout: number;
   readonly onStoreError: StoreErrorPolicy;
   readonly useScript: boolean | undefined;
+  readonly circuitBreaker: NormalizedCircuitBreakerOptions | false;
 }
 
 /** Defaults of the optional options (`namespace` has one only without a client). */
@@ -132,6 +146,7 @@ export const DEFAULT_OPTIONS = {
 const MAX_MILLISECONDS = 1e12;
 const MAX_COUNT = 2 ** 31 - 1;
 const KNOWN_OPTIONS = new Set([
+  'circuitBreaker',
   'interval',
   'maxInInterval',
   'minDifference',
@@ -253,7 +268,8 @@ export function normalizeOptions(options: RollingRateLimiterOptions): Normalized
   }
 
   const onStoreError = normalizeStoreErrorPolicy(options.onStoreError);
-  return { interval, maxInInterval, minDifference, namespace, client, countBlocked, clock, timeout, onStoreError, useScript };
+  const circuitBreaker = normalizeCircuitBreakerOption(options.circuitBreaker);
+  return { interval, maxInInterval, minDifference, namespace, client, countBlocked, clock, timeout, onStoreError, useScript, circuitBreaker };
 }
 
 /** Validates an `onStoreError` option (of a limiter or a stack). */

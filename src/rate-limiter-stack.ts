@@ -2,13 +2,14 @@ import { InvalidOptionTypeError } from './errors/invalid-option-error.js';
 import { UnsupportedError } from './errors/unsupported-error.js';
 import type { LimiterId } from './ids.js';
 import { internalsOf, type LimiterInternals } from './limiter-internals.js';
-import type { RateLimitInfo } from './rate-limit-info.js';
+import type { RateLimitInfo, TierRateLimitInfo } from './rate-limit-info.js';
 import type { RollingRateLimiter } from './rolling-rate-limiter.js';
 import { describeValue, normalizeStoreErrorPolicy } from './options.js';
 import type { StoreErrorPolicy } from './store-error-policy.js';
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
 import { normalizeActionId, type AttemptOptions } from './action-ids.js';
-import { TieredCore, type TierInfo } from './core/tiered-core.js';
+import { TieredCore } from './core/tiered-core.js';
+import { normalizeCircuitBreakerOption, type CircuitBreakerOptions } from './circuit-breaker.js';
 
 /** Options of {@link RateLimiterStack}. */
 export interface RateLimiterStackOptions {
@@ -19,10 +20,15 @@ export interface RateLimiterStackOptions {
    * @default 'throw'
    */
   readonly onStoreError?: StoreErrorPolicy<StackRateLimitInfo>;
+  /**
+   * The stack's own circuit breaker around its store calls; see
+   * the `circuitBreaker` option of {@link RollingRateLimiter}.
+   * @default { failureThreshold: 5, cooldownMs: 1000 }
+   */
+  readonly circuitBreaker?: CircuitBreakerOptions | false;
 }
 
-/** One tier's part of a {@link StackRateLimitInfo}: its own numbers, and which limiter it is. */
-export type TierRateLimitInfo = TierInfo;
+export type { TierRateLimitInfo } from './rate-limit-info.js';
 
 /**
  * The outcome of an attempt across stacked limiters. The top-level fields
@@ -97,6 +103,7 @@ export class RateLimiterStack {
         timeoutMs: Math.max(...tiers.map((tier) => tier.timeout)),
         onStoreError: normalizeStoreErrorPolicy(options.onStoreError),
         present: (infos) => ({ ...combine(infos), tiers: infos }),
+        circuitBreaker: normalizeCircuitBreakerOption(options.circuitBreaker),
       },
     );
   }

@@ -91,7 +91,13 @@ export class RollingRateLimiter {
       interval: normalized.interval,
       maxInInterval: normalized.maxInInterval,
     };
-    this.#core = new TieredCore([tier], { readClock, timeoutMs: normalized.timeout, onStoreError: normalized.onStoreError, present: ownInfo });
+    this.#core = new TieredCore([tier], {
+      readClock,
+      timeoutMs: normalized.timeout,
+      onStoreError: normalized.onStoreError,
+      present: ownInfo,
+      circuitBreaker: normalized.circuitBreaker,
+    });
     registerInternals(this, { tier, clockOption: clock, readClock, timeout: normalized.timeout });
   }
 

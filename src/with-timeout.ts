@@ -1,6 +1,6 @@
 import { isRateLimiterError } from './errors/rate-limiter-error.js';
 import { StoreError } from './errors/store-error.js';
-import { TimeoutError } from './errors/timeout-error.js';
+import { TimeoutError, type ConnectionProblem } from './errors/timeout-error.js';
 
 /**
  * Settles with `operation` or rejects with a {@link TimeoutError} after
@@ -12,8 +12,15 @@ import { TimeoutError } from './errors/timeout-error.js';
  * store that answers or fails after the timeout is ignored, its rejection
  * handled here rather than left to crash the process, so the caller's
  * `onStoreError` policy runs at most once per call.
+ *
+ * @param diagnose Says what is wrong with the connection (the adapter's `connectionProblem`), to explain a timeout.
  */
-export function callStore<T>(operation: () => Promise<T>, timeoutMs: number, what: string): Promise<T> {
+export function callStore<T>(
+  operation: () => Promise<T>,
+  timeoutMs: number,
+  what: string,
+  diagnose?: () => ConnectionProblem | undefined,
+): Promise<T> {
   let pending: Promise<T>;
   try {
     pending = operation();
@@ -24,7 +31,7 @@ export function callStore<T>(operation: () => Promise<T>, timeoutMs: number, wha
     let settled = false;
     const timer = setTimeout(() => {
       settled = true;
-      reject(new TimeoutError(timeoutMs));
+      reject(new TimeoutError(timeoutMs, diagnose?.()));
     }, timeoutMs);
     timer.unref();
     pending.then(

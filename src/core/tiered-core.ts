@@ -7,11 +7,13 @@
 import { describe, type WindowRule } from '../decision.js';
 import { normalizeId, type LimiterId } from '../ids.js';
 import type { KeyScheme } from '../keys.js';
-import type { RateLimitInfo } from '../rate-limit-info.js';
+import type { RateLimitInfo, TierRateLimitInfo } from '../rate-limit-info.js';
 import type { Store, Tier } from '../stores/store.js';
 import { decideOnStoreError, isStoreFailure, undoWithPolicy, type StoreErrorPolicy } from '../store-error-policy.js';
 import { callStore } from '../with-timeout.js';
 import { storedActionId } from '../action-ids.js';
+import { CircuitBreaker, type NormalizedCircuitBreakerOptions } from '../circuit-breaker.js';
+import { decisionStartTime, publishCircuit, publishDecision, publishStoreError, type StoreErrorPolicyName } from '../diagnostics.js';
 
 /** One tier's fixed part: its rules, its keys and the store that holds them. */
 export interface TierSpec {
@@ -27,14 +29,7 @@ export interface TierSpec {
 }
 
 /** One tier's numbers, and which limiter it is. */
-export interface TierInfo extends RateLimitInfo {
-  /** The tier's namespace, which tells the tiers apart. */
-  readonly namespace: string;
-  /** The tier's window length, in milliseconds. */
-  readonly interval: number;
-  /** The tier's maximum per window. */
-  readonly maxInInterval: number;
-}
+export type TierInfo = TierRateLimitInfo;
 
 /** How a core is set up by the face that owns it. */
 export interface CoreOptions<Info extends RateLimitInfo> {
@@ -44,6 +39,8 @@ export interface CoreOptions<Info extends RateLimitInfo> {
   readonly onStoreError: StoreErrorPolicy<Info>;
   /** The face's info from each tier's info (a limiter's own numbers, or a stack's with its tiers). */
   readonly present: (tiers: readonly TierInfo[]) => Info;
+  /** The `circuitBreaker` option, normalized: `false` for none. */
+  readonly circuitBreaker: NormalizedCircuitBreakerOptions | false;
 }
 
 /** A decision over one or more tiers that guard the same action. */
@@ -51,12 +48,26 @@ export class TieredCore<Info extends RateLimitInfo> {
   readonly #tiers: readonly TierSpec[];
   readonly #store: Store;
   readonly #options: CoreOptions<Info>;
+  /** The namespaces of the tiers, as diagnostics messages name them. */
+  readonly #namespaces: readonly string[];
+  readonly #breaker: CircuitBreaker | undefined;
+  readonly #policyName: StoreErrorPolicyName;
 
   /** @param tiers At least one; every tier's store can decide with the first's (checked by the face). */
   constructor(tiers: readonly TierSpec[], options: CoreOptions<Info>) {
     this.#tiers = tiers;
     this.#store = (tiers[0] as TierSpec).store;
     this.#options = options;
+    const namespaces = Object.freeze(tiers.map((tier) => tier.namespace));
+    this.#namespaces = namespaces;
+    this.#breaker =
+      options.circuitBreaker === false
+        ? undefined
+        : new CircuitBreaker(options.circuitBreaker, {
+            onStateChange: (change) => publishCircuit(namespaces, change.to, change.from, change.consecutiveFailures),
+          });
+    const policy = options.onStoreError;
+    this.#policyName = typeof policy === 'string' ? policy : 'fallback';
   }
 
   /**
@@ -65,27 +76,34 @@ export class TieredCore<Info extends RateLimitInfo> {
    * id or a bad clock rejects as it is.
    */
   async decide(id: LimiterId, operation: 'attempt' | 'peek', actionId?: string): Promise<Info> {
+    const startedAt = decisionStartTime();
+    const dryRun = operation === 'peek';
+    let info: Info;
     try {
-      return await this.#decideInStore(id, operation, actionId);
+      info = await this.#decideInStore(id, operation, actionId);
     } catch (error) {
       if (!isStoreFailure(error)) throw error;
-      return decideOnStoreError(this.#options.onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked), actionId);
+      publishStoreError(this.#namespaces, error, this.#policyName);
+      info = await decideOnStoreError(this.#options.onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked), actionId);
+      publishDecision(this.#namespaces, info.blocked, dryRun, this.#policyName as 'allow' | 'block' | 'fallback', startedAt);
+      return info;
     }
+    publishDecision(this.#namespaces, info.blocked, dryRun, 'store', startedAt);
+    return info;
   }
 
   /** Forgets everything every tier recorded for `id`. */
   async clear(id: LimiterId): Promise<void> {
     const byStore = this.#keysByStore(normalizeId(id));
-    await callStore(() => Promise.all([...byStore].map(([store, keys]) => store.clear(keys))), this.#options.timeoutMs, 'Clearing an id');
+    await this.#callStore(() => Promise.all([...byStore].map(([store, keys]) => store.clear(keys))), 'Clearing an id');
   }
 
   /** Removes the admitted action `actionId` from every tier (and from a fallback that can undo); true when one was removed. */
   async undo(id: LimiterId, actionId: string): Promise<boolean> {
     const byStore = this.#keysByStore(normalizeId(id));
     return undoWithPolicy(this.#options.onStoreError, id, actionId, async () => {
-      const removed = await callStore(
+      const removed = await this.#callStore(
         () => Promise.all([...byStore].map(([store, keys]) => store.undo(keys, storedActionId(actionId)))),
-        this.#options.timeoutMs,
         'Undoing an action',
       );
       return removed.some(Boolean);
@@ -96,12 +114,11 @@ export class TieredCore<Info extends RateLimitInfo> {
     const normalized = normalizeId(id);
     const tiers = this.#tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store, useScript: tier.useScript }));
     const now = this.#options.readClock?.();
-    const decision = await callStore(
+    const decision = await this.#callStore(
       () =>
         operation === 'attempt'
           ? this.#store.attempt(tiers, now, actionId === undefined ? undefined : storedActionId(actionId))
           : this.#store.peek(tiers, now),
-      this.#options.timeoutMs,
       operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
     );
     if (decision.tiers.length !== this.#tiers.length) throw new TypeError('The store returned an outcome per tier it was not asked for');
@@ -111,6 +128,31 @@ export class TieredCore<Info extends RateLimitInfo> {
     });
     const info = this.#options.present(infos);
     return decision.alreadyAdmitted ? { ...info, alreadyAdmitted: true } : info;
+  }
+
+  /**
+   * One store call, within the timeout and through the circuit breaker: while
+   * the circuit is open the store is not called, and the call fails at once
+   * with the breaker's `StoreError` (which the policy then decides).
+   */
+  #callStore<T>(operation: () => Promise<T>, what: string): Promise<T> {
+    const diagnose = () => this.#store.connectionProblem?.();
+    const breaker = this.#breaker;
+    if (breaker === undefined) return callStore(operation, this.#options.timeoutMs, what, diagnose);
+    const gate = breaker.admit();
+    if (gate === 'open') return Promise.reject(breaker.openError());
+    return callStore(operation, this.#options.timeoutMs, what, diagnose).then(
+      (value) => {
+        breaker.succeeded(gate);
+        return value;
+      },
+      (error: unknown) => {
+        // Only a store failure says something about the store; anything else still ends a probe.
+        if (isStoreFailure(error)) breaker.failed(gate, error);
+        else breaker.succeeded(gate);
+        throw error;
+      },
+    );
   }
 
   /** The info of a decision made by the `'allow'` or `'block'` policy: nothing is known of the windows. */

@@ -1,3 +1,4 @@
+import type { ConnectionProblem } from '../errors/timeout-error.js';
 import type { RedisCommand } from './client-types.js';
 
 /**
@@ -22,6 +23,13 @@ export interface RedisAdapter {
   evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
   /** `EVAL script numkeys ...keys ...args`. */
   eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
+  /**
+   * What the client shows is wrong with its connection right now (not
+   * connected, and its last connection error), or undefined when it looks
+   * connected or cannot tell. Read when a call times out, to explain the
+   * {@link TimeoutError}; it never sends anything.
+   */
+  connectionProblem?(): ConnectionProblem | undefined;
 }
 
 /** Throws the first error found among a transaction's replies (clients that resolve with errors in place). */

@@ -13,6 +13,8 @@ export type RedisCommand = readonly [name: string, ...args: (string | number)[]]
 export interface IORedisLikeClient {
   /** ioredis's flag: `false` on `Redis`, `true` on `Cluster`. */
   readonly isCluster: boolean;
+  /** ioredis's connection state (`'ready'` when connected), read to explain a timeout. */
+  readonly status?: string;
   /** ioredis's MULTI with the commands queued up front. */
   multi(commands: (string | number)[][]): {
     /** Runs the transaction: one `[error, result]` pair per command, or `null` when it was aborted. */
@@ -30,6 +32,8 @@ export interface IORedisLikeClient {
 export interface NodeRedisLikeClient {
   /** node-redis's connection flag (used to recognise a node-redis client; connect it yourself before use). */
   readonly isOpen: boolean;
+  /** node-redis's flag for a connection ready for commands, read to explain a timeout. */
+  readonly isReady?: boolean;
   /** node-redis's MULTI. */
   multi(): {
     /** Queues one command, given as its name and arguments. */
@@ -58,6 +62,27 @@ export interface NodeRedisLikeCluster {
   sendCommand(firstKey: string | undefined, isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
 }
 
+/** The part of a node-redis 5 Sentinel client made by `createSentinel` that the limiter uses. */
+export interface NodeRedisLikeSentinel {
+  /** node-redis's connection flag (connect it yourself before use). */
+  readonly isOpen: boolean;
+  /** node-redis's flag for a connection to the primary ready for commands, read to explain a timeout. */
+  readonly isReady?: boolean;
+  /** The sentinel the client talks to (its presence tells a Sentinel client apart). */
+  getSentinelNode(): unknown;
+  /** The primary the sentinels name. */
+  getMasterNode(): unknown;
+  /** node-redis's Sentinel MULTI, sent to the primary. */
+  multi(): {
+    /** Queues one command: its read-only flag, then its name and arguments. */
+    addCommand(isReadonly: boolean | undefined, args: string[]): unknown;
+    /** Runs the transaction and resolves with its replies. */
+    exec(): Promise<unknown>;
+  };
+  /** Sends one command (`EVALSHA`, `EVAL`); `false` sends it to the primary. */
+  sendCommand(isReadonly: boolean | undefined, args: string[]): Promise<unknown>;
+}
+
 /** The callback API of node_redis v3, as redis-mock implements it, for users' own unit tests. */
 export interface CallbackRedisLikeClient {
   /** node_redis v3's connection flag (used to recognise a callback client). */
@@ -71,5 +96,5 @@ export interface CallbackRedisLikeClient {
   zadd(...args: never[]): unknown;
 }
 
-/** A Redis client the limiter can use: ioredis, node-redis (client or cluster), or redis-mock. */
-export type RedisClient = IORedisLikeClient | NodeRedisLikeClient | NodeRedisLikeCluster | CallbackRedisLikeClient;
+/** A Redis client the limiter can use: ioredis, node-redis (client, cluster or sentinel), or redis-mock. */
+export type RedisClient = IORedisLikeClient | NodeRedisLikeClient | NodeRedisLikeCluster | NodeRedisLikeSentinel | CallbackRedisLikeClient;

@@ -1,4 +1,6 @@
+import type { ConnectionProblem } from '../errors/timeout-error.js';
 import type { RedisAdapter } from './adapter.js';
+import { watchErrors } from './connection-monitor.js';
 import type { IORedisLikeClient, RedisCommand } from './client-types.js';
 
 /** EXEC's results, from ioredis's `[error, result]` pairs; throws the first error. */
@@ -17,10 +19,12 @@ export class IORedisAdapter implements RedisAdapter {
   readonly client: IORedisLikeClient;
   readonly kind: string;
   readonly supportsScripts = true;
+  readonly #lastError: () => Error | undefined;
 
   constructor(client: IORedisLikeClient) {
     this.client = client;
     this.kind = client.isCluster ? 'ioredis Cluster' : 'ioredis';
+    this.#lastError = watchErrors(client);
   }
 
   transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
@@ -34,7 +38,30 @@ export class IORedisAdapter implements RedisAdapter {
   eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     return this.client.eval(lua, keys.length, ...keys, ...args);
   }
+
+  /**
+   * From ioredis's `status`: anything but `'ready'` means the client is not
+   * connected. Its last connection error is known only when the application
+   * listens for ioredis's `error` events (ioredis emits none otherwise).
+   */
+  connectionProblem(): ConnectionProblem | undefined {
+    const { status } = this.client;
+    if (status === undefined || status === 'ready') return undefined;
+    const summary = `the ${this.kind} client is not connected (status "${status}")${STATUS_HINTS[status] ?? ''}`;
+    const cause = this.#lastError();
+    return cause === undefined ? { summary } : { summary, cause };
+  }
 }
+
+/** What an ioredis status other than `'ready'` means for the caller. */
+const STATUS_HINTS: Readonly<Record<string, string>> = {
+  wait: ': it was made with `lazyConnect` and has not connected yet',
+  end: ': it was closed with `quit()` or `disconnect()` and will not reconnect',
+  reconnecting: ': it lost its connection and is reconnecting',
+  connecting: ': it is connecting',
+  connect: ': it is connected but not ready yet (handshake, authentication or cluster discovery)',
+  close: ': it lost its connection',
+};
 
 /** True when `client` looks like an ioredis `Redis` or `Cluster` instance. */
 export function isIORedisClient(client: object): client is IORedisLikeClient {

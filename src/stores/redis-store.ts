@@ -1,6 +1,7 @@
 import { UnsupportedError } from '../errors/unsupported-error.js';
 import { admittedMember } from '../action-ids.js';
 import type { RedisAdapter } from '../redis/adapter.js';
+import type { ConnectionProblem } from '../errors/timeout-error.js';
 import { readInteger } from '../redis/replies.js';
 import { attemptWithMulti, peekWithMulti } from './redis-multi-path.js';
 import { decideWithScript } from './redis-script-path.js';
@@ -61,6 +62,10 @@ export class RedisStore implements Store {
   async undo(keys: readonly string[], actionId: string): Promise<boolean> {
     const replies = await this.#redis.transaction(keys.map((key) => ['zrem', key, admittedMember(actionId)]));
     return replies.some((reply) => readInteger(reply, 'ZREM') > 0);
+  }
+
+  connectionProblem(): ConnectionProblem | undefined {
+    return this.#redis.connectionProblem?.();
   }
 
   sharesKeysWith(other: Store): boolean {

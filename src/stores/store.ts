@@ -1,4 +1,5 @@
 import type { RecordedWindow, Verdict, WindowRule } from '../decision.js';
+import type { ConnectionProblem } from '../errors/timeout-error.js';
 
 /** One limiter's part of a decision: the id's key under that limiter, its rules, and the store that holds the key. */
 export interface Tier {
@@ -56,6 +57,8 @@ export interface Store {
   undo(keys: readonly string[], actionId: string): Promise<boolean>;
   /** Whether `other` holds its keys in the same keyspace as this store (the same Redis, or this very memory store). */
   sharesKeysWith(other: Store): boolean;
+  /** What is wrong with the store's connection right now, to explain a timeout; undefined when nothing is known. */
+  connectionProblem?(): ConnectionProblem | undefined;
   /** Whether this store can decide tiers held by `other` together with its own, in one atomic step. */
   canDecideWith(other: Store): boolean;
 }

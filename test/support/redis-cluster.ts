@@ -1,5 +1,5 @@
 // Starts a real Redis Cluster for tests: N master `redis-server` processes
-// (default 3, no replicas) started through startRedisServer, so they are
+// (default 3; optionally with replicas, for failover tests) started through startRedisServer, so they are
 // stopped by PID and killed by its exit hook like every other test server,
 // joined with `redis-cli --cluster create`, and waited for until every node
 // reports `cluster_state:ok` with all 16384 slots assigned and the same slot
@@ -39,7 +39,7 @@ export interface ClusterNode {
 
 /** A running Redis Cluster, started here or brought by the user. */
 export interface RedisClusterHandle {
-  /** Every master started here, or the nodes listed in REDIS_CLUSTER_URLS. */
+  /** Every node started here (masters and replicas), or the nodes listed in REDIS_CLUSTER_URLS. */
   readonly nodes: readonly ClusterNode[];
   /** Seed nodes for cluster clients, e.g. `new Cluster(handle.rootNodes)` (ioredis). */
   readonly rootNodes: readonly { readonly host: string; readonly port: number }[];
@@ -55,6 +55,10 @@ export interface RedisClusterHandle {
 export interface StartRedisClusterOptions {
   /** Number of masters, at least 3 (what `redis-cli --cluster create` accepts). @default 3 */
   masters?: number;
+  /** Replicas of each master, 0 to 2; `redis-cli` picks which master each replica follows. @default 0 */
+  replicasPerMaster?: number;
+  /** `cluster-node-timeout`: how long a node may be unreachable before the others fail it over. @default 2000 */
+  nodeTimeoutMs?: number;
 }
 
 /** A contiguous range of slots and the master that serves it. */
@@ -139,13 +143,15 @@ function parseClusterSlots(reply: unknown): SlotRange[] {
 
 /** A short-lived admin connection to one node that fails fast instead of retrying. */
 function adminConnection(url: string): Redis {
-  return new Redis(url, {
+  const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: ADMIN_COMMAND_TIMEOUT_MS,
     commandTimeout: ADMIN_COMMAND_TIMEOUT_MS,
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
+  redis.on('error', () => {}); // a node that is down (a failover test killed it) is reported by the command's rejection
+  return redis;
 }
 
 async function withAdminConnection<T>(url: string, use: (redis: Redis) => Promise<T>): Promise<T> {
@@ -209,7 +215,7 @@ async function runRedisCli(args: readonly string[], timeoutMs: number): Promise<
 }
 
 /** Starts one cluster-enabled node with its own probed-free bus port; retries on new ports if a port was taken. */
-async function startClusterNode(dir: string, index: number): Promise<RedisServer> {
+async function startClusterNode(dir: string, index: number, nodeTimeoutMs: number): Promise<RedisServer> {
   let lastError: unknown;
   for (let attempt = 1; attempt <= NODE_START_ATTEMPTS; attempt++) {
     const busPort = await findFreeLoopbackPort();
@@ -219,7 +225,7 @@ async function startClusterNode(dir: string, index: number): Promise<RedisServer
           '--cluster-enabled', 'yes',
           '--cluster-config-file', join(dir, `nodes-${index}-${attempt}.conf`),
           '--cluster-port', String(busPort),
-          '--cluster-node-timeout', String(NODE_TIMEOUT_MS),
+          '--cluster-node-timeout', String(nodeTimeoutMs),
           '--dir', dir,
         ],
       });
@@ -243,7 +249,7 @@ function parseInfo(text: string): Map<string, string> {
 }
 
 /** Why the node at `url` is not ready yet (state, slots, known nodes, slot map), or undefined when it is. */
-async function notReadyReason(url: string, masters: number): Promise<{ reason: string | undefined; slotMap: string }> {
+async function notReadyReason(url: string, nodes: number, masters: number): Promise<{ reason: string | undefined; slotMap: string }> {
   return withAdminConnection(url, async (redis) => {
     const info = parseInfo(String(await redis.call('CLUSTER', 'INFO')));
     const slotMap = JSON.stringify(parseClusterSlots(await redis.call('CLUSTER', 'SLOTS')));
@@ -251,23 +257,25 @@ async function notReadyReason(url: string, masters: number): Promise<{ reason: s
       ['cluster_state', 'ok'],
       ['cluster_slots_assigned', String(CLUSTER_SLOTS)],
       ['cluster_slots_ok', String(CLUSTER_SLOTS)],
-      ['cluster_known_nodes', String(masters)],
+      ['cluster_known_nodes', String(nodes)],
       ['cluster_size', String(masters)],
     ];
     const wrong = expected.filter(([field, value]) => info.get(field) !== value);
+    const role = (await redis.call('ROLE')) as unknown[];
+    if (role[0] === 'slave' && role[3] !== 'connected') wrong.push(['replication', 'connected']);
     const reason = wrong.length === 0 ? undefined : wrong.map(([field]) => `${field}:${info.get(field) ?? '?'}`).join(' ');
     return { reason, slotMap };
   });
 }
 
 /** Polls every node until all are ready and agree on the slot map, for at most READY_TIMEOUT_MS. */
-async function waitUntilClusterReady(urls: readonly string[]): Promise<void> {
+async function waitUntilClusterReady(urls: readonly string[], masters: number): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   const maxPolls = Math.ceil(READY_TIMEOUT_MS / READY_POLL_INTERVAL_MS);
   let lastState = 'not polled';
   for (let poll = 0; poll < maxPolls && Date.now() < deadline; poll++) {
     try {
-      const states = await Promise.all(urls.map((url) => notReadyReason(url, urls.length)));
+      const states = await Promise.all(urls.map((url) => notReadyReason(url, urls.length, masters)));
       const notReady = states.flatMap((state, i) => (state.reason === undefined ? [] : [`${urls[i]}: ${state.reason}`]));
       const agree = states.every((state) => state.slotMap === states[0]?.slotMap);
       if (notReady.length === 0 && agree) return;
@@ -289,9 +297,10 @@ function hostPort(url: string): { host: string; port: number } {
 }
 
 /**
- * Starts a Redis Cluster of `masters` masters (default 3, no replicas) on
- * 127.0.0.1 and resolves once every node says `cluster_state:ok`, sees all
- * 16384 slots assigned, and reports the same slot map. Throws (never skips) if
+ * Starts a Redis Cluster of `masters` masters (default 3) with
+ * `replicasPerMaster` replicas each (default 0) on 127.0.0.1 and resolves
+ * once every node says `cluster_state:ok`, sees all 16384 slots assigned and
+ * every node, reports the same slot map, and every replica is in sync. Throws (never skips) if
  * redis-server or redis-cli is missing, a node does not start, creating the
  * cluster fails, or it is not ready within 15 s; it stops what it started first.
  */
@@ -300,6 +309,9 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
   if (!Number.isInteger(masters) || masters < DEFAULT_MASTERS || masters > MAX_MASTERS) {
     throw new RangeError(`masters must be an integer from ${DEFAULT_MASTERS} to ${MAX_MASTERS}, got ${masters}`);
   }
+  const replicas = options.replicasPerMaster ?? 0;
+  if (!Number.isInteger(replicas) || replicas < 0 || replicas > 2) throw new RangeError(`replicasPerMaster must be 0, 1 or 2, got ${replicas}`);
+  const nodeTimeoutMs = options.nodeTimeoutMs ?? NODE_TIMEOUT_MS;
   await checkRedisCliInstalled();
 
   const dir = await mkdtemp(join(tmpdir(), 'rwl-redis-cluster-'));
@@ -318,20 +330,20 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
   };
 
   try {
-    const outcomes = await Promise.allSettled(Array.from({ length: masters }, (_, i) => startClusterNode(dir, i)));
+    const outcomes = await Promise.allSettled(Array.from({ length: masters * (1 + replicas) }, (_, i) => startClusterNode(dir, i, nodeTimeoutMs)));
     for (const outcome of outcomes) if (outcome.status === 'fulfilled') started.push(outcome.value);
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure) throw failure.reason;
 
     const addresses = started.map((server) => `${server.host}:${server.port}`);
     const created = await runRedisCli(
-      ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'],
+      ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'],
       CREATE_TIMEOUT_MS,
     );
     if (created.code !== 0) {
       throw new Error(`redis-cli --cluster create ${addresses.join(' ')} failed (code ${created.code}):\n${created.output}`);
     }
-    await waitUntilClusterReady(started.map((server) => server.url));
+    await waitUntilClusterReady(started.map((server) => server.url), masters);
   } catch (error) {
     await stop().catch(() => {});
     throw error;

@@ -31,6 +31,8 @@ export interface RedisServer {
   readonly pid: number | undefined;
   /** SIGTERM, then SIGKILL after 3 s; resolves once the process has exited. Safe to call twice. */
   stop(): Promise<void>;
+  /** SIGKILL, as a crash: no shutdown, no goodbye to clients or the cluster; resolves once the process has exited. */
+  kill(): Promise<void>;
   /** Freezes the process (SIGSTOP): connections are accepted by the kernel but never answered. */
   pause(): void;
   /** Unfreezes a paused process (SIGCONT). */
@@ -43,6 +45,8 @@ export interface RedisServer {
 export interface StartRedisServerOptions {
   /** Arguments appended to the defaults, e.g. `['--maxmemory', '10mb']`. */
   extraArgs?: string[];
+  /** A configuration file, given before every argument (a sentinel needs one it can rewrite). */
+  configFile?: string;
 }
 
 /** What a test file needs from a Redis server, wherever it comes from. */
@@ -198,6 +202,12 @@ class LocalRedisServer implements RedisServer {
     return terminate(this.launched);
   }
 
+  async kill(): Promise<void> {
+    if (hasExited(this.launched.child)) return;
+    this.launched.child.kill('SIGKILL');
+    if (!(await settlesWithin(this.launched.exited, KILL_WAIT_MS))) throw new Error(`redis-server (pid ${this.pid}) did not exit after SIGKILL`);
+  }
+
   pause(): void {
     this.signalRunning('SIGSTOP');
   }
@@ -226,7 +236,7 @@ class LocalRedisServer implements RedisServer {
 export async function startRedisServer(options: StartRedisServerOptions = {}): Promise<RedisServer> {
   for (let attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
     const port = await findFreeLoopbackPort();
-    const args = redisServerArgs(port, options.extraArgs);
+    const args = [...(options.configFile === undefined ? [] : [options.configFile]), ...redisServerArgs(port, options.extraArgs)];
     try {
       return new LocalRedisServer(port, args, await launchUntilReady(port, args));
     } catch (error) {

@@ -4,7 +4,7 @@ import { Cluster, Redis } from 'ioredis';
 import { Cluster as Cluster6, Redis as Redis6 } from 'ioredis6';
 import redisMock from 'redis-mock';
 import { createClient as createClient4, createCluster as createCluster4 } from 'redis4';
-import { createClient as createClient5, createCluster as createCluster5 } from 'redis5';
+import { createClient as createClient5, createCluster as createCluster5, createSentinel as createSentinel5 } from 'redis5';
 import { RollingRateLimiter } from '../../src/index.js';
 
 const rules = { namespace: 'n', interval: 1000, maxInInterval: 1 } as const;
@@ -19,6 +19,7 @@ export function acceptsEveryClient(): RollingRateLimiter[] {
     new RollingRateLimiter({ ...rules, client: createCluster4({ rootNodes: [] }) }),
     new RollingRateLimiter({ ...rules, client: createClient5() }),
     new RollingRateLimiter({ ...rules, client: createCluster5({ rootNodes: [] }) }),
+    new RollingRateLimiter({ ...rules, client: createSentinel5({ name: 'mymaster', sentinelRootNodes: [] }) }),
     new RollingRateLimiter({ ...rules, client: redisMock.createClient() }),
   ];
 }

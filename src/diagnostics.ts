@@ -1,0 +1,110 @@
+// What the limiters publish on `node:diagnostics_channel`, for metrics and
+// logs without a dependency. Nothing is built or published while a channel
+// has no subscriber: every publish function checks `hasSubscribers` first
+// and takes its fields as arguments, so an unobserved call allocates nothing.
+
+import { channel } from 'node:diagnostics_channel';
+import type { StoreError } from './errors/store-error.js';
+import type { TimeoutError } from './errors/timeout-error.js';
+
+/** Name of the channel of decisions: one {@link DecisionMessage} per decided attempt or dry run. */
+export const DECISION_CHANNEL = 'rolling-window-limiter:decision';
+/** Name of the channel of store failures: one {@link StoreErrorMessage} per failure handled by `onStoreError`. */
+export const STORE_ERROR_CHANNEL = 'rolling-window-limiter:store-error';
+/** Name of the channel of circuit-breaker changes: one {@link CircuitMessage} per change of state. */
+export const CIRCUIT_CHANNEL = 'rolling-window-limiter:circuit';
+
+const decisionChannel = channel(DECISION_CHANNEL);
+const storeErrorChannel = channel(STORE_ERROR_CHANNEL);
+const circuitChannel = channel(CIRCUIT_CHANNEL);
+
+/** Published on `rolling-window-limiter:decision` for every decision a limiter or a stack returns. */
+export interface DecisionMessage {
+  /** The namespace of the limiter, or of every tier of a stack in its order. */
+  readonly namespaces: readonly string[];
+  /** Whether the action was blocked (for a dry run: would be). */
+  readonly blocked: boolean;
+  /** `true` for `wouldLimit` and `wouldLimitWithInfo`, which record nothing. */
+  readonly dryRun: boolean;
+  /**
+   * Who decided: `'store'` (the limiter's store answered), or the
+   * `onStoreError` policy that stood in for a failed store or an open circuit
+   * (`'allow'`, `'block'`, `'fallback'`).
+   */
+  readonly decidedBy: 'store' | 'allow' | 'block' | 'fallback';
+  /** From the call to the decision, in milliseconds (`performance.now()` resolution). */
+  readonly durationMs: number;
+}
+
+/** The policies of `onStoreError`, as {@link StoreErrorMessage} names them. */
+export type StoreErrorPolicyName = 'throw' | 'allow' | 'block' | 'fallback';
+
+/** Published on `rolling-window-limiter:store-error` for every store failure (or open circuit) a call ran into. */
+export interface StoreErrorMessage {
+  /** The namespace of the limiter, or of every tier of a stack in its order. */
+  readonly namespaces: readonly string[];
+  /**
+   * The failure: a `StoreError` (code `'ERR_RATE_LIMITER_STORE'`, or
+   * `'ERR_RATE_LIMITER_CIRCUIT_OPEN'` when the circuit kept the call from the
+   * store) or a `TimeoutError`.
+   */
+  readonly error: StoreError | TimeoutError;
+  /** The `onStoreError` policy applied: `'throw'` means the call rejected with `error`. */
+  readonly policy: StoreErrorPolicyName;
+}
+
+/** Published on `rolling-window-limiter:circuit` when a circuit breaker changes state. */
+export interface CircuitMessage {
+  /** The namespace of the limiter, or of every tier of a stack in its order. */
+  readonly namespaces: readonly string[];
+  /** The new state: `'open'` (calls skip the store), `'half-open'` (one call probes it), `'closed'` (calls go to it). */
+  readonly state: 'open' | 'half-open' | 'closed';
+  /** The state before. */
+  readonly previous: 'open' | 'half-open' | 'closed';
+  /** Store failures in a row when the change happened (0 once closed). */
+  readonly consecutiveFailures: number;
+}
+
+/**
+ * When a decision starts: `performance.now()` while someone subscribes to
+ * the decision channel, `-1` otherwise (so an unobserved call does not even
+ * read the clock). Hand it to {@link publishDecision}.
+ */
+export function decisionStartTime(): number {
+  return decisionChannel.hasSubscribers ? performance.now() : -1;
+}
+
+/**
+ * Publishes a {@link DecisionMessage} if anyone subscribes and the decision's
+ * start was timed (`startedAt` from {@link decisionStartTime}, not `-1`).
+ */
+export function publishDecision(
+  namespaces: readonly string[],
+  blocked: boolean,
+  dryRun: boolean,
+  decidedBy: DecisionMessage['decidedBy'],
+  startedAt: number,
+): void {
+  if (!decisionChannel.hasSubscribers || startedAt < 0) return;
+  const message: DecisionMessage = { namespaces, blocked, dryRun, decidedBy, durationMs: performance.now() - startedAt };
+  decisionChannel.publish(message);
+}
+
+/** Publishes a {@link StoreErrorMessage} if anyone subscribes. */
+export function publishStoreError(namespaces: readonly string[], error: StoreError | TimeoutError, policy: StoreErrorPolicyName): void {
+  if (!storeErrorChannel.hasSubscribers) return;
+  const message: StoreErrorMessage = { namespaces, error, policy };
+  storeErrorChannel.publish(message);
+}
+
+/** Publishes a {@link CircuitMessage} if anyone subscribes (a circuit breaker's `onStateChange` can call it as it is). */
+export function publishCircuit(
+  namespaces: readonly string[],
+  state: CircuitMessage['state'],
+  previous: CircuitMessage['previous'],
+  consecutiveFailures: number,
+): void {
+  if (!circuitChannel.hasSubscribers) return;
+  const message: CircuitMessage = { namespaces, state, previous, consecutiveFailures };
+  circuitChannel.publish(message);
+}

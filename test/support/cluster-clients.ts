@@ -1,0 +1,52 @@
+// Every Redis Cluster client the library supports, connected to a cluster
+// started by test/support/redis-cluster.ts: the cluster tests run each
+// scenario once per client.
+
+import { Cluster } from 'ioredis';
+import { createCluster as createCluster4 } from 'redis4';
+import { createCluster as createCluster5 } from 'redis5';
+import type { RedisClient } from '../../src/index.js';
+import type { RedisClusterHandle } from './redis-cluster.js';
+
+/** A connected cluster client and how to close it. */
+export interface ConnectedCluster {
+  readonly client: RedisClient;
+  close(): Promise<void>;
+}
+
+/** One cluster client library, as test titles name it, and how to connect it. */
+export interface ClusterClientKind {
+  readonly name: string;
+  connect(cluster: Pick<RedisClusterHandle, 'rootNodes' | 'urls'>): Promise<ConnectedCluster>;
+}
+
+/** ioredis `Cluster`, node-redis 4 `createCluster` and node-redis 5 `createCluster`. */
+export const CLUSTER_CLIENTS: readonly ClusterClientKind[] = [
+  {
+    name: 'ioredis Cluster',
+    connect: async (cluster) => {
+      const client = new Cluster([...cluster.rootNodes]);
+      client.on('error', () => {}); // outages are expected in these tests
+      await client.ping();
+      return { client, close: async () => void client.disconnect() };
+    },
+  },
+  {
+    name: 'node-redis 4 createCluster',
+    connect: async (cluster) => {
+      const client = createCluster4({ rootNodes: cluster.urls.map((url) => ({ url })) });
+      client.on('error', () => {});
+      await client.connect();
+      return { client, close: async () => void (await client.disconnect()) };
+    },
+  },
+  {
+    name: 'node-redis 5 createCluster',
+    connect: async (cluster) => {
+      const client = createCluster5({ rootNodes: cluster.urls.map((url) => ({ url })) });
+      client.on('error', () => {});
+      await client.connect();
+      return { client, close: async () => void client.destroy() };
+    },
+  },
+];

@@ -1,0 +1,110 @@
+// Moves one hash slot of a running Redis Cluster to another master, the way
+// `redis-cli --cluster reshard` does it, step by step so that tests can run
+// traffic through every stage of the move:
+//   1. the target says CLUSTER SETSLOT <slot> IMPORTING <source-id>,
+//   2. the source says CLUSTER SETSLOT <slot> MIGRATING <target-id>
+//      (from here the source answers ASK for keys it no longer holds, and
+//      TRYAGAIN to a multi-key command whose keys are split),
+//   3. MIGRATE moves the slot's keys, a few at a time, with a pause between
+//      batches (the longer the pause, the longer the window of ASK/TRYAGAIN),
+//   4. CLUSTER SETSLOT <slot> NODE <target-id>, on the target, then on the
+//      source, then on every other master (from here, MOVED).
+// It also finds ids whose keys land on a given slot.
+
+import { setTimeout as delay } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import { escapeIdentifier } from '../../src/keys.js';
+import { keySlot, slotOwners, type RedisClusterHandle } from './redis-cluster.js';
+
+/** How a slot move is paced. */
+export interface SlotMoveOptions {
+  /** Keys per MIGRATE. @default 1 */
+  readonly keysPerBatch?: number;
+  /** Pause after IMPORTING/MIGRATING and between batches, in ms. @default 5 */
+  readonly pauseMs?: number;
+}
+
+/** What a move did. */
+export interface SlotMove {
+  readonly slot: number;
+  readonly from: string;
+  readonly to: string;
+  readonly keysMoved: number;
+  readonly ms: number;
+}
+
+const MAX_BATCHES = 10_000;
+const MIGRATE_TIMEOUT_MS = 5_000;
+
+/** `count` ids (`<prefix>0`, `<prefix>1`, ...) whose keys, in any namespace, hash to `slot`. */
+export function idsInSlot(slot: number, count: number, prefix = 'id-'): string[] {
+  const ids: string[] = [];
+  for (let i = 0; ids.length < count && i < 50_000_000; i++) {
+    const id = `${prefix}${i}`;
+    if (keySlot(escapeIdentifier(id)) === slot) ids.push(id);
+  }
+  if (ids.length < count) throw new Error(`found only ${ids.length} ids in slot ${slot}`);
+  return ids;
+}
+
+async function withConnection<T>(url: string, use: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 0, commandTimeout: MIGRATE_TIMEOUT_MS + 1_000, retryStrategy: () => null });
+  redis.on('error', () => {}); // reported by the command's rejection
+  try {
+    return await use(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The master of every `host:port` of the cluster: its URL and node id. */
+async function mastersOf(cluster: RedisClusterHandle): Promise<Map<string, { url: string; id: string }>> {
+  const owners = await slotOwners(cluster);
+  const masters = new Map<string, { url: string; id: string }>();
+  for (const { master } of owners) masters.set(`${master.host}:${master.port}`, { url: `redis://${master.host}:${master.port}`, id: master.id });
+  return masters;
+}
+
+/** Which master (`host:port`) serves `slot` now. */
+export async function ownerOfSlot(cluster: RedisClusterHandle, slot: number): Promise<string> {
+  const range = (await slotOwners(cluster)).find((candidate) => candidate.start <= slot && slot <= candidate.end);
+  if (range === undefined) throw new Error(`slot ${slot} is not served`);
+  return `${range.master.host}:${range.master.port}`;
+}
+
+/**
+ * Moves `slot` to the master `to` (`host:port`), or to the next master after
+ * its owner when `to` is omitted; resolves once every master has been told
+ * the new owner.
+ */
+export async function moveSlot(cluster: RedisClusterHandle, slot: number, to?: string, options: SlotMoveOptions = {}): Promise<SlotMove> {
+  const { keysPerBatch = 1, pauseMs = 5 } = options;
+  const startedAt = performance.now();
+  const masters = await mastersOf(cluster);
+  const from = await ownerOfSlot(cluster, slot);
+  const addresses = [...masters.keys()].sort();
+  const destination = to ?? addresses[(addresses.indexOf(from) + 1) % addresses.length] ?? from;
+  const source = masters.get(from);
+  const target = masters.get(destination);
+  if (source === undefined || target === undefined || from === destination) throw new Error(`cannot move slot ${slot} from ${from} to ${destination}`);
+  const [targetHost, targetPort] = destination.split(':') as [string, string];
+
+  let keysMoved = 0;
+  await withConnection(target.url, (redis) => redis.call('CLUSTER', 'SETSLOT', slot, 'IMPORTING', source.id));
+  await withConnection(source.url, async (redis) => {
+    await redis.call('CLUSTER', 'SETSLOT', slot, 'MIGRATING', target.id);
+    await delay(pauseMs);
+    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+      const keys = (await redis.call('CLUSTER', 'GETKEYSINSLOT', slot, keysPerBatch)) as string[];
+      if (keys.length === 0) return;
+      await redis.call('MIGRATE', targetHost, targetPort, '', 0, MIGRATE_TIMEOUT_MS, 'KEYS', ...keys);
+      keysMoved += keys.length;
+      await delay(pauseMs);
+    }
+    throw new Error(`slot ${slot} still had keys after ${MAX_BATCHES} batches`);
+  });
+  for (const address of [destination, from, ...addresses.filter((a) => a !== destination && a !== from)]) {
+    await withConnection((masters.get(address) as { url: string }).url, (redis) => redis.call('CLUSTER', 'SETSLOT', slot, 'NODE', target.id));
+  }
+  return { slot, from, to: destination, keysMoved, ms: performance.now() - startedAt };
+}
