@@ -22,7 +22,7 @@ function controlStore(limiter: RollingRateLimiter): { calls: () => number; setHe
 }
 
 /** Settles `promise` while fake time runs, returning how many fake ms it took. */
-async function timed<T>(clock: sinon.SinonFakeTimers, promise: Promise<T>): Promise<{ value: T | unknown; ms: number }> {
+async function timed<T>(clock: sinon.SinonFakeTimers, promise: Promise<T>): Promise<{ value: unknown; ms: number }> {
   const started = clock.now;
   let done = false;
   const settled = promise.then(
