@@ -117,7 +117,7 @@ function check(text: string): void {
     'rate_limiter_decisions_total{namespace="push",outcome="dry-run-blocked",decided_by="store"} 1',
     'rate_limiter_decisions_total{namespace="api",outcome="allowed",decided_by="allow"} 20',
     'rate_limiter_store_errors_total{namespace="api",policy="allow",code="ERR_RATE_LIMITER_STORE"} 5',
-    'rate_limiter_store_errors_total{namespace="api",policy="allow",code="ERR_RATE_LIMITER_CIRCUIT_OPEN"} 15',
+    'rate_limiter_store_errors_total{namespace="api",policy="allow",code="CIRCUIT_OPEN"} 15',
     'rate_limiter_circuit_changes_total{namespace="api",state="open"} 1',
     'rate_limiter_circuit_open{namespace="api"} 1',
     'rate_limiter_decision_duration_seconds_count{namespace="push"} 41',

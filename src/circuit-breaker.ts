@@ -216,7 +216,7 @@ export class CircuitBreaker {
 
   /**
    * The error a call receives under `onStoreError: 'throw'` while the circuit
-   * is open: a {@link StoreError} with code `'ERR_RATE_LIMITER_CIRCUIT_OPEN'`,
+   * is open: a {@link StoreError} with code `'CIRCUIT_OPEN'`,
    * carrying the failure that opened the circuit (or kept it open) as `cause`.
    */
   openError(): StoreError {
@@ -225,7 +225,7 @@ export class CircuitBreaker {
     return new StoreError(
       `The store was not called: its circuit breaker is open after ${failureThreshold} consecutive failures${last}. ` +
         `One call probes the store again ${cooldownMs} ms after the circuit opened`,
-      { code: 'ERR_RATE_LIMITER_CIRCUIT_OPEN', cause: this.#lastFailure },
+      { code: 'CIRCUIT_OPEN', cause: this.#lastFailure },
     );
   }
 

@@ -45,7 +45,7 @@ export interface StoreErrorMessage {
   readonly namespaces: readonly string[];
   /**
    * The failure: a `StoreError` (code `'ERR_RATE_LIMITER_STORE'`, or
-   * `'ERR_RATE_LIMITER_CIRCUIT_OPEN'` when the circuit kept the call from the
+   * `'CIRCUIT_OPEN'` when the circuit kept the call from the
    * store) or a `TimeoutError`.
    */
   readonly error: StoreError | TimeoutError;

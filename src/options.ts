@@ -111,7 +111,7 @@ export interface RollingRateLimiterOptions {
    * `onStoreError` at once (no waiting for `timeout`) for `cooldownMs`; then
    * one call probes the store, and a success closes the circuit. Under
    * `'throw'` an open circuit rejects with a {@link StoreError} whose code is
-   * `ERR_RATE_LIMITER_CIRCUIT_OPEN`; under the other policies
+   * `CIRCUIT_OPEN`; under the other policies
    * `info.storeFailure.error` is that error. `false` turns it off.
    * @default { failureThreshold: 5, cooldownMs: 1000 }
    */

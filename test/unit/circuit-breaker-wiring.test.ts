@@ -55,7 +55,7 @@ describe('the circuit breaker in limiters and stacks', () => {
     const { value, ms } = await timed(clock, limiter.limitWithInfo('u'));
     expect(ms, 'no wait for the timeout').to.equal(0);
     expect(value).to.include({ blocked: false });
-    expect((value as { storeFailure: { error: StoreError } }).storeFailure.error.code).to.equal('ERR_RATE_LIMITER_CIRCUIT_OPEN');
+    expect((value as { storeFailure: { error: StoreError } }).storeFailure.error.code).to.equal('CIRCUIT_OPEN');
     expect(store.calls(), 'the store was not called while open').to.equal(3);
   });
 
@@ -66,7 +66,7 @@ describe('the circuit breaker in limiters and stacks', () => {
     const { value, ms } = await timed(clock, limiter.limit('u'));
     expect(ms).to.equal(0);
     expect(value).to.be.instanceOf(StoreError);
-    expect((value as StoreError).code).to.equal('ERR_RATE_LIMITER_CIRCUIT_OPEN');
+    expect((value as StoreError).code).to.equal('CIRCUIT_OPEN');
   });
 
   it('lets one call probe after cooldownMs: a failed probe opens it again, a good one closes it', async () => {

@@ -198,7 +198,7 @@ describe('CircuitBreaker (fake timers)', () => {
     const error = subject.openError();
     expect(error).to.be.instanceOf(StoreError);
     expect(isRateLimiterError(error)).to.equal(true);
-    expect(error.code).to.equal('ERR_RATE_LIMITER_CIRCUIT_OPEN');
+    expect(error.code).to.equal('CIRCUIT_OPEN');
     expect((error.cause as Error).message).to.equal('failure 3');
     expect(error.message).to.equal(
       'The store was not called: its circuit breaker is open after 3 consecutive failures; the last: failure 3. ' +
