@@ -2,7 +2,7 @@
 // (test/support/redis-cluster.ts, cluster-node-timeout 3 s), once per cluster
 // client (ioredis Cluster, node-redis 4 and 5 createCluster): while 8 callers
 // attempt on ids whose slot a master serves, that master is SIGKILLed. Its
-// replica is promoted after the node timeout and an election (4.1 to 6.1 s
+// replica is promoted after the node timeout and an election (4.9 to 5.7 s
 // after the kill on a busy 2-core machine); the limiter must work again within
 // 1 s of the promotion, and every call that starts after that must succeed.
 // (A node-redis cluster client alone never re-reads its slot map here: the
