@@ -23,7 +23,6 @@ const rules = { namespace: 'connection-errors', interval: 1_000, maxInInterval: 
 
 describe('errors that say what is wrong with the connection', function () {
   this.timeout(20_000);
-  afterEach(() => sinon.restore());
 
   describe('TimeoutError', () => {
     it('keeps its message when the client looks connected', () => {

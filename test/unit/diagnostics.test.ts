@@ -27,7 +27,9 @@ function recorded(name: string, run: () => void): unknown[] {
 }
 
 describe('diagnostics channels', () => {
-  afterEach(() => sinon.restore());
+  // A sandbox of this file's own: the default sandbox may still hold another file's fake timers.
+  const sandbox = sinon.createSandbox();
+  afterEach(() => sandbox.restore());
 
   it('names the three channels', () => {
     expect([DECISION_CHANNEL, STORE_ERROR_CHANNEL, CIRCUIT_CHANNEL]).to.deep.equal([
@@ -38,14 +40,13 @@ describe('diagnostics channels', () => {
   });
 
   it('publishes a decision with its namespaces, verdict, kind, decider and duration', () => {
-    const clock = sinon.useFakeTimers({ toFake: ['performance'] });
+    const clock = sandbox.useFakeTimers({ toFake: ['performance'] });
     const messages = recorded(DECISION_CHANNEL, () => {
       const startedAt = decisionStartTime();
       clock.tick(3);
       publishDecision(['push:minute', 'push:day'], true, false, 'store', startedAt);
       publishDecision(['api'], false, true, 'fallback', decisionStartTime());
     });
-    clock.restore();
     expect(messages).to.deep.equal([
       { namespaces: ['push:minute', 'push:day'], blocked: true, dryRun: false, decidedBy: 'store', durationMs: 3 },
       { namespaces: ['api'], blocked: false, dryRun: true, decidedBy: 'fallback', durationMs: 0 },
@@ -77,7 +78,7 @@ describe('diagnostics channels', () => {
   });
 
   it('builds nothing and reads no clock while nobody subscribes', () => {
-    const now = sinon.spy(performance, 'now');
+    const now = sandbox.spy(performance, 'now');
     expect(decisionStartTime()).to.equal(-1);
     publishDecision(['api'], false, false, 'store', 12);
     publishStoreError(['api'], new StoreError('x'), 'throw');

@@ -54,7 +54,9 @@ function fakeCluster(options: {
 const errorReply = (message: string): Error => new Error(message);
 
 describe('the node-redis cluster adapter (client faked)', () => {
-  afterEach(() => sinon.restore());
+  // A sandbox of this file's own: the default sandbox may still hold another file's fake timers.
+  const sandbox = sinon.createSandbox();
+  afterEach(() => sandbox.restore());
 
   it('reads redirections from Redis’s answers, and nothing else', () => {
     expect(redirectionOf(errorReply('MOVED 3999 127.0.0.1:6381'))).to.deep.equal({ kind: 'moved', address: '127.0.0.1:6381' });
@@ -119,7 +121,7 @@ describe('the node-redis cluster adapter (client faked)', () => {
   });
 
   it('makes the client re-read its slot map through another master when a call stalls (a dead master), at most every 300 ms', async () => {
-    const clock = sinon.useFakeTimers({ toFake: ['performance'] });
+    const clock = sandbox.useFakeTimers({ toFake: ['performance'] });
     const { client, log } = fakeCluster({ multi: () => new Promise(() => {}) });
     // Every other slot is served by b:2, so a probe routed by any other key goes there.
     for (let slot = 0; slot < 16384; slot++) (client as unknown as { slots: unknown[] }).slots[slot] ??= { master: { address: 'b:2' } };
@@ -146,7 +148,7 @@ describe('the node-redis cluster adapter (client faked)', () => {
     expect(await new NodeRedisClusterAdapter(failing.client).transaction([['zcard', KEY]]).catch((error: unknown) => error)).to.equal(wrongType);
     expect(failing.log).to.deep.equal([]);
 
-    const clock = sinon.useFakeTimers({ toFake: ['setTimeout'] });
+    const clock = sandbox.useFakeTimers({ toFake: ['setTimeout'] });
     const down = fakeCluster({ multi: () => Promise.reject(errorReply('CLUSTERDOWN The cluster is down')), a: () => errorReply('CLUSTERDOWN The cluster is down') });
     const outcome = new NodeRedisClusterAdapter(down.client).transaction([['zcard', KEY]]).catch((error: unknown) => error);
     await clock.tickAsync(2_000);
