@@ -25,7 +25,8 @@
 // never do, while the cluster promotes its replica. Nothing answers MOVED, so
 // the map is never re-read. The adapter therefore watches its calls: when one
 // has waited more than STALL_MS, it asks a live master about the stuck key,
-// through the client (at most every RESCUE_INTERVAL_MS). That master answers
+// through the client, and again every RESCUE_INTERVAL_MS while calls stall,
+// whether or not new calls come. That master answers
 // MOVED, node-redis re-reads the slot map, and once the replica is promoted
 // the map names it and the calls go there.
 
@@ -100,6 +101,8 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
   /** Calls not answered yet, oldest first. */
   readonly #pending = new Set<PendingCall>();
   #lastRescueAt = Number.NEGATIVE_INFINITY;
+  /** Runs while calls stall (unreferenced: it never keeps a process alive). */
+  #watchdog: ReturnType<typeof setInterval> | undefined;
 
   constructor(client: NodeRedisLikeCluster) {
     this.client = client;
@@ -156,18 +159,41 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
     return call.finally(() => this.#pending.delete(entry));
   }
 
+  /**
+   * Asks another master about the oldest call's key when that call stalls.
+   * Once a call stalls, a watchdog keeps checking every RESCUE_INTERVAL_MS
+   * until none does, so that the slot map is re-read soon after a promotion
+   * even while no new call comes (a circuit breaker that opened lets one
+   * through a second).
+   */
   #checkForStall(now: number): void {
-    for (const oldest of this.#pending) {
-      if (now - oldest.startedAt > FORGET_MS) {
-        this.#pending.delete(oldest);
-        continue;
-      }
-      if (now - oldest.startedAt > STALL_MS && now - this.#lastRescueAt > RESCUE_INTERVAL_MS) {
-        this.#lastRescueAt = now;
-        void this.#rescue(oldest.key);
-      }
+    const oldest = this.#oldestPending(now);
+    if (oldest === undefined || now - oldest.startedAt <= STALL_MS) return;
+    if (now - this.#lastRescueAt >= RESCUE_INTERVAL_MS) {
+      this.#lastRescueAt = now;
+      void this.#rescue(oldest.key);
+    }
+    this.#watchdog ??= setInterval(() => this.#onWatchdog(), RESCUE_INTERVAL_MS).unref();
+  }
+
+  #onWatchdog(): void {
+    const now = performance.now();
+    const oldest = this.#oldestPending(now);
+    if (oldest === undefined || now - oldest.startedAt <= STALL_MS) {
+      clearInterval(this.#watchdog);
+      this.#watchdog = undefined;
       return;
     }
+    this.#checkForStall(now);
+  }
+
+  /** The oldest call still unanswered, forgetting those unanswered for FORGET_MS. */
+  #oldestPending(now: number): PendingCall | undefined {
+    for (const oldest of this.#pending) {
+      if (now - oldest.startedAt <= FORGET_MS) return oldest;
+      this.#pending.delete(oldest);
+    }
+    return undefined;
   }
 
   /**

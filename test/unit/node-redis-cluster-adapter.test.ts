@@ -120,26 +120,33 @@ describe('the node-redis cluster adapter (client faked)', () => {
     ]);
   });
 
-  it('makes the client re-read its slot map through another master when a call stalls (a dead master), at most every 300 ms', async () => {
-    const clock = sandbox.useFakeTimers({ toFake: ['performance'] });
-    const { client, log } = fakeCluster({ multi: () => new Promise(() => {}) });
+  it('makes the client re-read its slot map through another master when a call stalls, every 300 ms until none does', async () => {
+    const clock = sandbox.useFakeTimers({ toFake: ['performance', 'setInterval', 'clearInterval'] });
+    let answer: (replies: unknown) => void = () => {};
+    const answered = new Promise((resolve) => (answer = resolve));
+    const { client, log } = fakeCluster({ multi: () => answered });
     // Every other slot is served by b:2, so a probe routed by any other key goes there.
     for (let slot = 0; slot < 16384; slot++) (client as unknown as { slots: unknown[] }).slots[slot] ??= { master: { address: 'b:2' } };
     const adapter = new NodeRedisClusterAdapter(client);
-    void adapter.transaction([['zcard', KEY]]);
+    const calls = [adapter.transaction([['zcard', KEY]])];
     clock.tick(1_000);
-    void adapter.transaction([['zcard', KEY]]);
+    calls.push(adapter.transaction([['zcard', KEY]]));
     expect(log, 'not stalled yet at 1 s').to.deep.equal([]);
     clock.tick(1);
-    void adapter.transaction([['zcard', KEY]]);
+    calls.push(adapter.transaction([['zcard', KEY]]));
     expect(log).to.have.length(1);
     expect(log[0]).to.match(new RegExp(`^cluster: EXISTS ${KEY.replace(/[{}]/g, '\\$&')} \\(routed by \\d+\\)$`));
-    clock.tick(300);
-    void adapter.transaction([['zcard', KEY]]);
+    clock.tick(299);
+    calls.push(adapter.transaction([['zcard', KEY]]));
     expect(log, 'at most one check per 300 ms').to.have.length(1);
     clock.tick(1);
-    void adapter.transaction([['zcard', KEY]]);
-    expect(log).to.have.length(2);
+    expect(log, 'checked again without a new call').to.have.length(2);
+    answer([0]);
+    await Promise.all(calls);
+    clock.tick(300);
+    clock.tick(3_000);
+    expect(log, 'no check once no call stalls').to.have.length(2);
+    expect(clock.countTimers(), 'the watchdog stopped').to.equal(0);
   });
 
   it('throws any other error at once, and the last refusal after 8 retries', async () => {
