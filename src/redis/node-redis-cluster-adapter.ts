@@ -171,7 +171,7 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
     if (oldest === undefined || now - oldest.startedAt <= STALL_MS) return;
     if (now - this.#lastRescueAt >= RESCUE_INTERVAL_MS) {
       this.#lastRescueAt = now;
-      void this.#rescue(oldest.key);
+      this.#rescue(oldest.key).catch(() => undefined); // best effort: a failed rescue changes nothing
     }
     this.#watchdog ??= setInterval(() => this.#onWatchdog(), RESCUE_INTERVAL_MS).unref();
   }
