@@ -1,12 +1,12 @@
 export { RollingRateLimiter } from './rolling-rate-limiter.js';
-export type { RollingRateLimiterOptions } from './options.js';
-export type { RateLimitInfo, StoreFailure } from './rate-limit-info.js';
-export type { FallbackLimiter, StoreErrorPolicy } from './store-error-policy.js';
-export type { WaitOptions, WrapOptions } from './waiting.js';
-export type { AttemptOptions } from './action-ids.js';
-export type { LimiterId } from './ids.js';
-export type { MicrosecondClock } from './clock.js';
-export type { Duration, DurationUnit } from './duration.js';
+export type { RollingRateLimiterOptions } from './core/options.js';
+export type { RateLimitInfo, StoreFailure } from './core/rate-limit-info.js';
+export type { FallbackLimiter, StoreErrorPolicy } from './resilience/store-error-policy.js';
+export type { WaitOptions, WrapOptions } from './core/waiting.js';
+export type { AttemptOptions } from './core/action-ids.js';
+export type { LimiterId } from './core/ids.js';
+export type { MicrosecondClock } from './core/clock.js';
+export type { Duration, DurationUnit } from './core/duration.js';
 export type {
   CallbackRedisLikeClient,
   IORedisLikeClient,
@@ -14,7 +14,7 @@ export type {
   NodeRedisLikeCluster,
   NodeRedisLikeSentinel,
   RedisClient,
-} from './redis/client-types.js';
+} from './redis/adapters/client-types.js';
 export {
   RateLimiterError,
   StoreError,
@@ -29,7 +29,7 @@ export {
   type StoreErrorCode,
   type ConnectionProblem,
 } from './errors/index.js';
-export type { CircuitBreakerOptions } from './circuit-breaker.js';
+export type { CircuitBreakerOptions } from './resilience/circuit-breaker.js';
 export { RateLimiterStack, type RateLimiterStackOptions, type StackRateLimitInfo, type TierRateLimitInfo } from './rate-limiter-stack.js';
 export {
   CIRCUIT_CHANNEL,
@@ -39,4 +39,4 @@ export {
   type DecisionMessage,
   type StoreErrorMessage,
   type StoreErrorPolicyName,
-} from './diagnostics.js';
+} from './core/diagnostics.js';

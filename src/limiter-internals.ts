@@ -1,7 +1,7 @@
 // What a RateLimiterStack needs to know about the limiters it stacks, kept
 // out of their public surface.
 
-import type { MicrosecondClock } from './clock.js';
+import type { MicrosecondClock } from './core/clock.js';
 import type { TierSpec } from './core/tiered-core.js';
 
 /** A limiter's tier, clock and timeout. */

@@ -1,15 +1,15 @@
 import { InvalidOptionTypeError } from './errors/invalid-option-error.js';
 import { UnsupportedError } from './errors/unsupported-error.js';
-import type { LimiterId } from './ids.js';
+import type { LimiterId } from './core/ids.js';
 import { internalsOf, type LimiterInternals } from './limiter-internals.js';
-import type { RateLimitInfo, TierRateLimitInfo } from './rate-limit-info.js';
+import type { RateLimitInfo, TierRateLimitInfo } from './core/rate-limit-info.js';
 import type { RollingRateLimiter } from './rolling-rate-limiter.js';
-import { describeValue, normalizeStoreErrorPolicy } from './options.js';
-import type { StoreErrorPolicy } from './store-error-policy.js';
-import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
-import { normalizeActionId, type AttemptOptions } from './action-ids.js';
+import { describeValue, normalizeStoreErrorPolicy } from './core/options.js';
+import type { StoreErrorPolicy } from './resilience/store-error-policy.js';
+import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './core/waiting.js';
+import { normalizeActionId, type AttemptOptions } from './core/action-ids.js';
 import { TieredCore } from './core/tiered-core.js';
-import { normalizeCircuitBreakerOption, type CircuitBreakerOptions } from './circuit-breaker.js';
+import { normalizeCircuitBreakerOption, type CircuitBreakerOptions } from './resilience/circuit-breaker.js';
 
 /** Options of {@link RateLimiterStack}. */
 export interface RateLimiterStackOptions {
@@ -28,7 +28,7 @@ export interface RateLimiterStackOptions {
   readonly circuitBreaker?: CircuitBreakerOptions | false;
 }
 
-export type { TierRateLimitInfo } from './rate-limit-info.js';
+export type { TierRateLimitInfo } from './core/rate-limit-info.js';
 
 /**
  * The outcome of an attempt across stacked limiters. The top-level fields

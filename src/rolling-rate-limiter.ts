@@ -1,17 +1,17 @@
-import { localMicroseconds, millisecondsToMicroseconds, type MicrosecondClock } from './clock.js';
+import { localMicroseconds, millisecondsToMicroseconds, type MicrosecondClock } from './core/clock.js';
 import { InvalidOptionTypeError } from './errors/invalid-option-error.js';
 import { UnsupportedError } from './errors/unsupported-error.js';
-import type { LimiterId } from './ids.js';
-import { ID_AS_KEY, KeyBuilder } from './keys.js';
+import type { LimiterId } from './core/ids.js';
+import { ID_AS_KEY, KeyBuilder } from './core/keys.js';
 import { registerInternals } from './limiter-internals.js';
-import { normalizeOptions, type NormalizedOptions, type RollingRateLimiterOptions } from './options.js';
-import type { RateLimitInfo } from './rate-limit-info.js';
-import { createAdapter } from './redis/create-adapter.js';
-import { MemoryStore } from './stores/memory-store.js';
-import { RedisStore } from './stores/redis-store.js';
+import { normalizeOptions, type NormalizedOptions, type RollingRateLimiterOptions } from './core/options.js';
+import type { RateLimitInfo } from './core/rate-limit-info.js';
+import { createAdapter } from './redis/adapters/create-adapter.js';
+import { MemoryStore } from './stores/memory/memory-store.js';
+import { RedisStore } from './redis/redis-store.js';
 import type { Store } from './stores/store.js';
-import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
-import { normalizeActionId, type AttemptOptions } from './action-ids.js';
+import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './core/waiting.js';
+import { normalizeActionId, type AttemptOptions } from './core/action-ids.js';
 import { TieredCore, type TierInfo, type TierSpec } from './core/tiered-core.js';
 
 /**

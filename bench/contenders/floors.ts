@@ -12,9 +12,9 @@
 // And two in-process floors: an empty async decision (the measuring loop's
 // own ceiling) and the least work an exact in-memory rolling window must do.
 
-import type { WindowRule } from '../../src/decision.js';
+import type { WindowRule } from '../../src/core/decision-model.js';
 import { DECIDE_SCRIPT } from '../../src/redis/scripts/decide-script.js';
-import { attemptCommands } from '../../src/stores/redis-multi-path.js';
+import { attemptCommands } from '../../src/redis/multi-path.js';
 import { stackTiers } from './stack-tiers.js';
 import { libraryKey, type Backend, type Clients, type Contender, type Rules } from './types.js';
 

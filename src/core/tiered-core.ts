@@ -4,16 +4,16 @@
 // describes the outcome (SPEC steps 6 and 7), and applies the `onStoreError`
 // policy when the store fails; `clear` and `undo` go through it too.
 
-import { describe, type WindowRule } from '../decision.js';
-import { normalizeId, type LimiterId } from '../ids.js';
-import type { KeyScheme } from '../keys.js';
-import type { RateLimitInfo, TierRateLimitInfo } from '../rate-limit-info.js';
+import { describe, type WindowRule } from './decision-model.js';
+import { normalizeId, type LimiterId } from './ids.js';
+import type { KeyScheme } from './keys.js';
+import type { RateLimitInfo, TierRateLimitInfo } from './rate-limit-info.js';
 import type { Store, Tier } from '../stores/store.js';
-import { decideOnStoreError, isStoreFailure, undoWithPolicy, type StoreErrorPolicy } from '../store-error-policy.js';
-import { callStore } from '../with-timeout.js';
-import { storedActionId } from '../action-ids.js';
-import { CircuitBreaker, type NormalizedCircuitBreakerOptions } from '../circuit-breaker.js';
-import { decisionStartTime, publishCircuit, publishDecision, publishStoreError, type StoreErrorPolicyName } from '../diagnostics.js';
+import { decideOnStoreError, isStoreFailure, undoWithPolicy, type StoreErrorPolicy } from '../resilience/store-error-policy.js';
+import { callStore } from '../resilience/store-call.js';
+import { storedActionId } from './action-ids.js';
+import { CircuitBreaker, type NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
+import { decisionStartTime, publishCircuit, publishDecision, publishStoreError, type StoreErrorPolicyName } from './diagnostics.js';
 
 /** One tier's fixed part: its rules, its keys and the store that holds them. */
 export interface TierSpec {

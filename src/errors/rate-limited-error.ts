@@ -1,4 +1,4 @@
-import type { RateLimitInfo } from '../rate-limit-info.js';
+import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import { RateLimiterError } from './rate-limiter-error.js';
 
 /**

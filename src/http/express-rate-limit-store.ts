@@ -6,8 +6,8 @@
 
 import { randomUUID } from 'node:crypto';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import { describeValue } from '../options.js';
-import type { RedisClient } from '../redis/client-types.js';
+import { describeValue } from '../core/options.js';
+import type { RedisClient } from '../redis/adapters/client-types.js';
 import { checkClient, RollingCounter } from './rolling-count.js';
 
 /** Options of {@link RollingWindowStore}. */

@@ -7,8 +7,8 @@
 
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { UnsupportedError } from '../errors/unsupported-error.js';
-import { describeValue } from '../options.js';
-import type { RedisClient } from '../redis/client-types.js';
+import { describeValue } from '../core/options.js';
+import type { RedisClient } from '../redis/adapters/client-types.js';
 import { ipKey, normalizeIpv6Subnet, type Ipv6Subnet } from './ip-key.js';
 import { checkClient, RollingCounter, type RollingCount } from './rolling-count.js';
 

@@ -7,7 +7,7 @@
 
 import { isIPv4, isIPv6 } from 'node:net';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import { describeValue } from '../options.js';
+import { describeValue } from '../core/options.js';
 
 /**
  * How much of an IPv6 address identifies one client: a prefix length from 32

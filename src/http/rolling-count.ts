@@ -6,14 +6,14 @@
 // those libraries count blocked requests too), so many processes on one Redis
 // share it.
 
-import { microsecondsToWholeMillisecondsUp } from '../clock.js';
+import { microsecondsToWholeMillisecondsUp } from '../core/clock.js';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import type { LimiterId } from '../ids.js';
+import type { LimiterId } from '../core/ids.js';
 import { internalsOf } from '../limiter-internals.js';
-import { describeValue } from '../options.js';
-import type { RedisClient } from '../redis/client-types.js';
+import { describeValue } from '../core/options.js';
+import type { RedisClient } from '../redis/adapters/client-types.js';
 import { RollingRateLimiter } from '../rolling-rate-limiter.js';
-import { callStore } from '../with-timeout.js';
+import { callStore } from '../resilience/store-call.js';
 
 /** The count of one key's window, as the HTTP limiters read it. */
 export interface RollingCount {

@@ -1,4 +1,4 @@
-import type { RecordedWindow, Verdict, WindowRule } from '../decision.js';
+import type { RecordedWindow, Verdict, WindowRule } from '../core/decision-model.js';
 import type { ConnectionProblem } from '../errors/timeout-error.js';
 
 /** One limiter's part of a decision: the id's key under that limiter, its rules, and the store that holds the key. */

@@ -9,8 +9,8 @@ import { expect } from 'chai';
 import express, { type Express } from 'express';
 import sinon from 'sinon';
 import { RollingRateLimiter } from '../../src/index.js';
-import { PROXY_WARNING_CODES, rateLimit, type RateLimitOptions } from '../../src/express/index.js';
-import type { HttpRateLimiter } from '../../src/express/headers.js';
+import { PROXY_WARNING_CODES, rateLimit, type RateLimitOptions } from '../../src/http/express-middleware.js';
+import type { HttpRateLimiter } from '../../src/http/headers.js';
 import { get, serve, type RunningServer } from './http-helpers.js';
 
 const servers: RunningServer[] = [];

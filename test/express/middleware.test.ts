@@ -5,8 +5,8 @@
 import { expect } from 'chai';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import { RateLimiterStack, RollingRateLimiter, type RollingRateLimiterOptions, type StackRateLimitInfo } from '../../src/index.js';
-import { rateLimit, type RateLimitOptions } from '../../src/express/index.js';
-import type { HttpRateLimiter } from '../../src/express/headers.js';
+import { rateLimit, type RateLimitOptions } from '../../src/http/express-middleware.js';
+import type { HttpRateLimiter } from '../../src/http/headers.js';
 import { TestClock } from '../support/test-clock.js';
 import { get, serve, type RunningServer } from './http-helpers.js';
 

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RateLimiterStack, RollingRateLimiter } from '../../src/index.js';
-import { createRateLimitHeaders, retryAfterSeconds } from '../../src/express/index.js';
+import { createRateLimitHeaders, retryAfterSeconds } from '../../src/http/express-middleware.js';
 import { TestClock } from '../support/test-clock.js';
 import { get, serve, type RunningServer } from './http-helpers.js';
 

@@ -16,7 +16,7 @@ import Fastify from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { AddressInfo } from 'node:net';
 import { RollingRateLimiter } from '../../src/index.js';
-import { rateLimit as rollingRateLimit } from '../../src/express/index.js';
+import { rateLimit as rollingRateLimit } from '../../src/http/express-middleware.js';
 import { RollingWindowStore } from '../../src/http/express-rate-limit-store.js';
 import { rollingWindowStore } from '../../src/http/fastify-store.js';
 

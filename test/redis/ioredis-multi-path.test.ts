@@ -6,11 +6,11 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { RollingRateLimiter } from '../../src/index.js';
-import { KeyBuilder } from '../../src/keys.js';
-import type { RedisAdapter } from '../../src/redis/adapter.js';
-import { IORedisAdapter } from '../../src/redis/ioredis-adapter.js';
-import { MemoryStore } from '../../src/stores/memory-store.js';
-import { attemptWithMulti, peekWithMulti } from '../../src/stores/redis-multi-path.js';
+import { KeyBuilder } from '../../src/core/keys.js';
+import type { RedisAdapter } from '../../src/redis/adapters/adapter.js';
+import { IORedisAdapter } from '../../src/redis/adapters/ioredis-adapter.js';
+import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { attemptWithMulti, peekWithMulti } from '../../src/redis/multi-path.js';
 import { ReferenceLimiter } from '../support/reference-model.js';
 import { commandCalls } from '../support/command-stats.js';
 import { uniqueNamespaces } from '../support/namespaces.js';

@@ -6,9 +6,9 @@
 
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { localMicroseconds } from '../../src/clock.js';
+import { localMicroseconds } from '../../src/core/clock.js';
 import { RollingRateLimiter } from '../../src/index.js';
-import { KeyBuilder } from '../../src/keys.js';
+import { KeyBuilder } from '../../src/core/keys.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { useRedis } from '../support/redis-server.js';
 

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { RollingRateLimiter, StoreError, TimeoutError, isRateLimiterError } from '../../src/index.js';
-import { MemoryStore } from '../../src/stores/memory-store.js';
-import { callStore } from '../../src/with-timeout.js';
+import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { callStore } from '../../src/resilience/store-call.js';
 
 describe('callStore', () => {
   afterEach(() => sinon.restore());

@@ -6,7 +6,7 @@ import {
   normalizeCircuitBreakerOption,
   type CircuitStateChange,
   type NormalizedCircuitBreakerOptions,
-} from '../../src/circuit-breaker.js';
+} from '../../src/resilience/circuit-breaker.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError, StoreError, TimeoutError, isRateLimiterError } from '../../src/index.js';
 
 describe('normalizeCircuitBreakerOption', () => {

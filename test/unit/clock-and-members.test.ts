@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { localMicroseconds, microsecondsToWholeMillisecondsUp } from '../../src/clock.js';
-import { nextMember } from '../../src/member.js';
+import { localMicroseconds, microsecondsToWholeMillisecondsUp } from '../../src/core/clock.js';
+import { nextMember } from '../../src/core/member.js';
 
 describe('localMicroseconds', () => {
   it('returns integer microseconds since the epoch that follow the wall clock', () => {

@@ -6,7 +6,7 @@ import {
   kthNewestAfterInsert,
   type WindowRule,
   type WindowSample,
-} from '../../src/decision.js';
+} from '../../src/core/decision-model.js';
 
 const ms = (value: number): number => value * 1000;
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import sinon from 'sinon';
-import { CircuitBreaker, DEFAULT_CIRCUIT_BREAKER } from '../../src/circuit-breaker.js';
+import { CircuitBreaker, DEFAULT_CIRCUIT_BREAKER } from '../../src/resilience/circuit-breaker.js';
 import {
   CIRCUIT_CHANNEL,
   DECISION_CHANNEL,
@@ -10,7 +10,7 @@ import {
   publishCircuit,
   publishDecision,
   publishStoreError,
-} from '../../src/diagnostics.js';
+} from '../../src/core/diagnostics.js';
 import { StoreError, TimeoutError } from '../../src/index.js';
 
 /** Subscribes to `name` for the duration of `run`, and returns what was published. */

@@ -6,7 +6,7 @@
 // scores written to Redis with the wall clock.
 
 import { expect } from 'chai';
-import { localMicroseconds } from '../../src/clock.js';
+import { localMicroseconds } from '../../src/core/clock.js';
 import { RollingRateLimiter } from '../../src/index.js';
 
 /** The most timestamps (ms) that fall in any window of `intervalMs`. */

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
-import type { WindowRule } from '../../src/decision.js';
-import { MemoryStore } from '../../src/stores/memory-store.js';
+import type { WindowRule } from '../../src/core/decision-model.js';
+import { MemoryStore } from '../../src/stores/memory/memory-store.js';
 
 const rule: WindowRule = { intervalUs: 1_000_000, maxInInterval: 5, minDifferenceUs: 0, countBlocked: true };
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
-import type { NodeRedisLikeClient, RedisCommand } from '../../src/redis/client-types.js';
-import { NodeRedisAdapter } from '../../src/redis/node-redis-adapter.js';
+import type { NodeRedisLikeClient, RedisCommand } from '../../src/redis/adapters/client-types.js';
+import { NodeRedisAdapter } from '../../src/redis/adapters/node-redis-adapter.js';
 
 /** A node-redis client whose MULTI records what it was given and answers `replies`. */
 function fakeClient(replies: unknown): { client: NodeRedisLikeClient; added: string[][] } {

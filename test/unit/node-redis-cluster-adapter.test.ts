@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { redirectionOf, retryPauseMs } from '../../src/redis/cluster-redirection.js';
-import type { NodeRedisLikeCluster } from '../../src/redis/client-types.js';
-import { keySlot } from '../../src/redis/key-slot.js';
-import { NodeRedisClusterAdapter } from '../../src/redis/node-redis-cluster-adapter.js';
+import { redirectionOf, retryPauseMs } from '../../src/redis/adapters/cluster-redirection.js';
+import type { NodeRedisLikeCluster } from '../../src/redis/adapters/client-types.js';
+import { keySlot } from '../../src/redis/adapters/key-slot.js';
+import { NodeRedisClusterAdapter } from '../../src/redis/adapters/node-redis-cluster-adapter.js';
 import { keySlot as referenceKeySlot } from '../support/redis-cluster.js';
 
 const KEY = 'ns:{42}';

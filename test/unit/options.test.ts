@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { RollingRateLimiter, UnsupportedError } from '../../src/index.js';
-import { DEFAULT_OPTIONS, normalizeOptions, type RollingRateLimiterOptions } from '../../src/options.js';
+import { DEFAULT_OPTIONS, normalizeOptions, type RollingRateLimiterOptions } from '../../src/core/options.js';
 
 const valid = { interval: 1000, maxInInterval: 5 } as const;
 

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
-import type { WindowRule } from '../../src/decision.js';
+import type { WindowRule } from '../../src/core/decision-model.js';
 import { StoreError } from '../../src/index.js';
-import type { RedisAdapter } from '../../src/redis/adapter.js';
-import type { RedisCommand } from '../../src/redis/client-types.js';
-import { attemptWithMulti, peekWithMulti } from '../../src/stores/redis-multi-path.js';
-import { MemoryStore } from '../../src/stores/memory-store.js';
+import type { RedisAdapter } from '../../src/redis/adapters/adapter.js';
+import type { RedisCommand } from '../../src/redis/adapters/client-types.js';
+import { attemptWithMulti, peekWithMulti } from '../../src/redis/multi-path.js';
+import { MemoryStore } from '../../src/stores/memory/memory-store.js';
 import type { Tier } from '../../src/stores/store.js';
 
 const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 3_000_000, countBlocked: true };

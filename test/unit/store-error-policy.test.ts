@@ -11,7 +11,7 @@ import {
   type RollingRateLimiterOptions,
 } from '../../src/index.js';
 import { internalsOf } from '../../src/limiter-internals.js';
-import { MemoryStore } from '../../src/stores/memory-store.js';
+import { MemoryStore } from '../../src/stores/memory/memory-store.js';
 import { TestClock } from '../support/test-clock.js';
 
 describe('onStoreError', () => {

@@ -1,4 +1,4 @@
-import { UnsupportedError } from '../errors/unsupported-error.js';
+import { UnsupportedError } from '../../errors/unsupported-error.js';
 import { throwFirstErrorReply, type RedisAdapter } from './adapter.js';
 import type { CallbackRedisLikeClient, RedisCommand } from './client-types.js';
 

@@ -1,6 +1,6 @@
 import type { RedisAdapter } from './adapter.js';
 import type { NodeRedisLikeSentinel, RedisCommand } from './client-types.js';
-import type { ConnectionProblem } from '../errors/timeout-error.js';
+import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import { watchErrors } from './connection-monitor.js';
 import { checkedReplies, scriptCommand, stringsOf } from './node-redis-commands.js';
 import { nodeRedisConnectionProblem, notOpenError } from './node-redis-connection.js';

@@ -3,14 +3,14 @@
 // attempts, on the caller's clock, and every dry run on the caller's clock).
 // Works on any client, needs no EVAL permission.
 
-import { microsecondsToWholeMillisecondsUp } from '../clock.js';
-import { decideTiers, type WindowRule, type WindowSample } from '../decision.js';
+import { microsecondsToWholeMillisecondsUp } from '../core/clock.js';
+import { decideTiers, type WindowRule, type WindowSample } from '../core/decision-model.js';
 import { StoreError } from '../errors/store-error.js';
-import { nextMember } from '../member.js';
-import type { RedisAdapter } from '../redis/adapter.js';
-import type { RedisCommand } from '../redis/client-types.js';
-import { readInteger, readScoredMembers } from '../redis/replies.js';
-import type { StoreDecision, Tier } from './store.js';
+import { nextMember } from '../core/member.js';
+import type { RedisAdapter } from './adapters/adapter.js';
+import type { RedisCommand } from './adapters/client-types.js';
+import { readInteger, readScoredMembers } from './replies.js';
+import type { StoreDecision, Tier } from '../stores/store.js';
 
 /**
  * The reads that sample the recorded set S of one key: the newest, the

@@ -1,10 +1,10 @@
-import { normalizeCircuitBreakerOption, type CircuitBreakerOptions, type NormalizedCircuitBreakerOptions } from './circuit-breaker.js';
+import { normalizeCircuitBreakerOption, type CircuitBreakerOptions, type NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
 import type { MicrosecondClock } from './clock.js';
 import { durationToMilliseconds, type Duration } from './duration.js';
-import { InvalidOptionRangeError, InvalidOptionTypeError } from './errors/invalid-option-error.js';
+import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
-import type { RedisClient } from './redis/client-types.js';
-import { isStoreErrorPolicy, type StoreErrorPolicy } from './store-error-policy.js';
+import type { RedisClient } from '../redis/adapters/client-types.js';
+import { isStoreErrorPolicy, type StoreErrorPolicy } from '../resilience/store-error-policy.js';
 
 /** Options of {@link RollingRateLimiter}. Only `interval` and `maxInInterval` are required. */
 export interface RollingRateLimiterOptions {

@@ -1,4 +1,4 @@
-import type { ConnectionProblem } from '../errors/timeout-error.js';
+import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import type { RedisCommand } from './client-types.js';
 
 /**

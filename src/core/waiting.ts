@@ -2,8 +2,8 @@
 // (a RollingRateLimiter or a RateLimiterStack) through the small interface
 // below, so both get the very same behaviour.
 
-import { RateLimitedError } from './errors/rate-limited-error.js';
-import { InvalidOptionRangeError, InvalidOptionTypeError } from './errors/invalid-option-error.js';
+import { RateLimitedError } from '../errors/rate-limited-error.js';
+import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { AttemptOptions } from './action-ids.js';
 import type { LimiterId } from './ids.js';
 import { describeValue } from './options.js';

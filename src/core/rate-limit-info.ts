@@ -1,4 +1,4 @@
-import type { RateLimiterError } from './errors/rate-limiter-error.js';
+import type { RateLimiterError } from '../errors/rate-limiter-error.js';
 
 /** Why a decision was made by the `onStoreError` policy instead of the store. */
 export interface StoreFailure {

@@ -5,10 +5,10 @@
 // use it directly.
 
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import type { RateLimitInfo } from '../rate-limit-info.js';
+import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import type { RateLimiterStack, StackRateLimitInfo } from '../rate-limiter-stack.js';
 import type { RollingRateLimiter } from '../rolling-rate-limiter.js';
-import { describeValue } from '../options.js';
+import { describeValue } from '../core/options.js';
 
 /** What the middleware limits with: one limiter, or a stack of tiers decided together. */
 export type HttpRateLimiter = RollingRateLimiter | RateLimiterStack;

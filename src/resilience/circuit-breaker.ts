@@ -11,9 +11,9 @@
 // While open, and while the probe is in flight, every other call is told
 // 'open' and decided by the limiter's `onStoreError` without the store.
 
-import { InvalidOptionRangeError, InvalidOptionTypeError } from './errors/invalid-option-error.js';
-import { StoreError } from './errors/store-error.js';
-import { describeValue } from './options.js';
+import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
+import { StoreError } from '../errors/store-error.js';
+import { describeValue } from '../core/options.js';
 
 /** The `circuitBreaker` option: how many failures open the circuit, and for how long. */
 export interface CircuitBreakerOptions {

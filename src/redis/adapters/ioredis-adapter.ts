@@ -1,4 +1,4 @@
-import type { ConnectionProblem } from '../errors/timeout-error.js';
+import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import type { RedisAdapter } from './adapter.js';
 import { watchErrors } from './connection-monitor.js';
 import type { IORedisLikeClient, RedisCommand } from './client-types.js';

@@ -4,8 +4,8 @@
 // and takes its fields as arguments, so an unobserved call allocates nothing.
 
 import { channel } from 'node:diagnostics_channel';
-import type { StoreError } from './errors/store-error.js';
-import type { TimeoutError } from './errors/timeout-error.js';
+import type { StoreError } from '../errors/store-error.js';
+import type { TimeoutError } from '../errors/timeout-error.js';
 
 /** Name of the channel of decisions: one {@link DecisionMessage} per decided attempt or dry run. */
 export const DECISION_CHANNEL = 'rolling-window-limiter:decision';

@@ -1,11 +1,11 @@
 import { UnsupportedError } from '../errors/unsupported-error.js';
-import { admittedMember } from '../action-ids.js';
-import type { RedisAdapter } from '../redis/adapter.js';
+import { admittedMember } from '../core/action-ids.js';
+import type { RedisAdapter } from './adapters/adapter.js';
 import type { ConnectionProblem } from '../errors/timeout-error.js';
-import { readInteger } from '../redis/replies.js';
-import { attemptWithMulti, peekWithMulti } from './redis-multi-path.js';
-import { decideWithScript } from './redis-script-path.js';
-import type { Store, StoreDecision, Tier } from './store.js';
+import { readInteger } from './replies.js';
+import { attemptWithMulti, peekWithMulti } from './multi-path.js';
+import { decideWithScript } from './script-path.js';
+import type { Store, StoreDecision, Tier } from '../stores/store.js';
 
 /**
  * The Redis store. One way per mode:

@@ -1,4 +1,4 @@
-import { UnsupportedError } from '../errors/unsupported-error.js';
+import { UnsupportedError } from '../../errors/unsupported-error.js';
 import type { RedisAdapter } from './adapter.js';
 import { CallbackRedisAdapter, isCallbackRedisClient } from './callback-adapter.js';
 import { IORedisAdapter, isIORedisClient } from './ioredis-adapter.js';

@@ -3,7 +3,7 @@
 // where the option is written and `interval: 60` is not mistaken for a
 // minute. Strings are read once, when the options are normalized.
 
-import { InvalidOptionTypeError } from './errors/invalid-option-error.js';
+import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { describeValue } from './options.js';
 
 /** The units a duration string may carry: milliseconds, seconds, minutes, hours, days. */

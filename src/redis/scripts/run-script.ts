@@ -1,6 +1,6 @@
-import { StoreError } from '../errors/store-error.js';
-import type { RedisAdapter } from './adapter.js';
-import type { RedisScript } from './scripts/redis-script.js';
+import { StoreError } from '../../errors/store-error.js';
+import type { RedisAdapter } from '../adapters/adapter.js';
+import type { RedisScript } from './redis-script.js';
 
 /** True for Redis's answer to EVALSHA when the script is not in its cache. */
 function isNoScriptError(error: unknown): boolean {

@@ -34,7 +34,7 @@ import { redirectionOf, retryPauseMs, type Redirection } from './cluster-redirec
 import { keySlot } from './key-slot.js';
 import type { RedisAdapter } from './adapter.js';
 import type { NodeRedisLikeCluster, RedisCommand } from './client-types.js';
-import type { ConnectionProblem } from '../errors/timeout-error.js';
+import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import { checkedReplies, scriptCommand, stringsOf } from './node-redis-commands.js';
 import { nodeRedisConnectionProblem, notOpenError } from './node-redis-connection.js';
 

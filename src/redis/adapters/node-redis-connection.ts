@@ -1,8 +1,8 @@
 // What node-redis clients (client, cluster, sentinel) show about their
 // connection, in the words of the limiter's errors.
 
-import { StoreError } from '../errors/store-error.js';
-import type { ConnectionProblem } from '../errors/timeout-error.js';
+import { StoreError } from '../../errors/store-error.js';
+import type { ConnectionProblem } from '../../errors/timeout-error.js';
 
 /** The error of a call on a node-redis client that is not open: never connected, or closed. */
 export function notOpenError(kind: string): StoreError {

@@ -7,11 +7,11 @@
 
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import type { LimiterId } from '../ids.js';
-import { describeValue } from '../options.js';
-import { ipKey, normalizeIpv6Subnet, type Ipv6Subnet } from '../http/ip-key.js';
-import { createProxyChecks } from '../http/proxy-checks.js';
-import type { RateLimitInfo } from '../rate-limit-info.js';
+import type { LimiterId } from '../core/ids.js';
+import { describeValue } from '../core/options.js';
+import { ipKey, normalizeIpv6Subnet, type Ipv6Subnet } from './ip-key.js';
+import { createProxyChecks } from './proxy-checks.js';
+import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import {
   createRateLimitHeaders,
   retryAfterSeconds,
@@ -35,8 +35,8 @@ export {
   type RateLimitPolicy,
   type TierStatus,
 } from './headers.js';
-export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from '../http/ip-key.js';
-export { PROXY_WARNING_CODES } from '../http/proxy-checks.js';
+export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from './ip-key.js';
+export { PROXY_WARNING_CODES } from './proxy-checks.js';
 
 /** A response body for a blocked request: a string is sent as `text/plain`, anything else as JSON. */
 export type RateLimitMessage = string | object;

@@ -2,14 +2,14 @@
 // must be decided before it is written (countBlocked: false, stacked tiers,
 // the Redis clock, action ids) and for `useScript: true`.
 
-import { decideTiers, judge, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../decision.js';
+import { decideTiers, judge, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../core/decision-model.js';
 import { StoreError } from '../errors/store-error.js';
-import { nextMember } from '../member.js';
-import type { RedisAdapter } from '../redis/adapter.js';
-import { readInteger } from '../redis/replies.js';
-import { runScript } from '../redis/run-script.js';
-import { DECIDE_SCRIPT } from '../redis/scripts/decide-script.js';
-import type { StoreDecision, Tier, TierOutcome } from './store.js';
+import { nextMember } from '../core/member.js';
+import type { RedisAdapter } from './adapters/adapter.js';
+import { readInteger } from './replies.js';
+import { runScript } from './scripts/run-script.js';
+import { DECIDE_SCRIPT } from './scripts/decide-script.js';
+import type { StoreDecision, Tier, TierOutcome } from '../stores/store.js';
 
 const HEADER_VALUES = 3;
 const VALUES_PER_TIER = 5;

@@ -1,9 +1,9 @@
-import { microsecondsToWholeMillisecondsUp } from '../clock.js';
-import { admittedMember, blockedMember } from '../action-ids.js';
-import { decideTiers, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../decision.js';
+import { microsecondsToWholeMillisecondsUp } from '../../core/clock.js';
+import { admittedMember, blockedMember } from '../../core/action-ids.js';
+import { decideTiers, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../../core/decision-model.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { firstIndexAbove, insertSorted } from './sorted-timestamps.js';
-import type { Store, StoreDecision, Tier } from './store.js';
+import type { Store, StoreDecision, Tier } from '../store.js';
 
 /** One id's state. */
 interface MemoryEntry {

@@ -1,6 +1,6 @@
-import { isRateLimiterError } from './errors/rate-limiter-error.js';
-import { StoreError } from './errors/store-error.js';
-import { TimeoutError, type ConnectionProblem } from './errors/timeout-error.js';
+import { isRateLimiterError } from '../errors/rate-limiter-error.js';
+import { StoreError } from '../errors/store-error.js';
+import { TimeoutError, type ConnectionProblem } from '../errors/timeout-error.js';
 
 /**
  * Settles with `operation` or rejects with a {@link TimeoutError} after

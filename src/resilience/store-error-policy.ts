@@ -2,11 +2,11 @@
 // `onStoreError` option. Kept apart from the limiter so that a single limiter
 // and a stack apply the very same policy.
 
-import { StoreError } from './errors/store-error.js';
-import { TimeoutError } from './errors/timeout-error.js';
-import type { AttemptOptions } from './action-ids.js';
-import type { LimiterId } from './ids.js';
-import type { RateLimitInfo } from './rate-limit-info.js';
+import { StoreError } from '../errors/store-error.js';
+import { TimeoutError } from '../errors/timeout-error.js';
+import type { AttemptOptions } from '../core/action-ids.js';
+import type { LimiterId } from '../core/ids.js';
+import type { RateLimitInfo } from '../core/rate-limit-info.js';
 
 /**
  * A limiter that decides while the store is unavailable, for example an
