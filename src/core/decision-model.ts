@@ -58,7 +58,7 @@ export function isRecorded(rule: WindowRule, allowed: boolean): boolean {
 }
 
 /** SPEC steps 6 and 7: the info returned for an attempt at `now`. */
-export function describe(rule: WindowRule, now: number, verdict: Verdict, after: RecordedWindow): RateLimitInfo {
+export function describeOutcome(rule: WindowRule, now: number, verdict: Verdict, after: RecordedWindow): RateLimitInfo {
   let waitUs = 0;
   if (rule.minDifferenceUs > 0 && after.newest !== undefined) {
     waitUs = Math.max(waitUs, after.newest + rule.minDifferenceUs - now);

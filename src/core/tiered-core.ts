@@ -4,7 +4,7 @@
 // describes the outcome (SPEC steps 6 and 7), and applies the `onStoreError`
 // policy when the store fails; `clear` and `undo` go through it too.
 
-import { describe, type WindowRule } from './decision-model.js';
+import { describeOutcome, type WindowRule } from './decision-model.js';
 import { normalizeId, type LimiterId } from './ids.js';
 import type { KeyScheme } from './keys.js';
 import type { RateLimitInfo, TierRateLimitInfo } from './rate-limit-info.js';
@@ -124,7 +124,7 @@ export class TieredCore<Info extends RateLimitInfo> {
     if (decision.tiers.length !== this.#tiers.length) throw new TypeError('The store returned an outcome per tier it was not asked for');
     const infos = decision.tiers.map((outcome, i): TierInfo => {
       const tier = this.#tiers[i] as TierSpec;
-      return { ...describe(tier.rule, decision.now, outcome.verdict, outcome.after), ...identityOf(tier) };
+      return { ...describeOutcome(tier.rule, decision.now, outcome.verdict, outcome.after), ...identityOf(tier) };
     });
     const info = this.#options.present(infos);
     return decision.alreadyAdmitted ? { ...info, alreadyAdmitted: true } : info;

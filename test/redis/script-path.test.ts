@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { describe as describeInfo } from '../../src/core/decision-model.js';
+import { describeOutcome } from '../../src/core/decision-model.js';
 import { RateLimiterStack, RollingRateLimiter, UnsupportedError } from '../../src/index.js';
 import { KeyBuilder } from '../../src/core/keys.js';
 import { internalsOf } from '../../src/limiter-internals.js';
@@ -357,7 +357,7 @@ describe('the script path on real Redis', () => {
           const decision = peek ? await store.peek([tier], undefined) : await store.attempt([tier], undefined);
           const [outcome] = decision.tiers;
           if (outcome === undefined) throw new Error('no outcome');
-          const actual = describeInfo(rule, decision.now, outcome.verdict, outcome.after);
+          const actual = describeOutcome(rule, decision.now, outcome.verdict, outcome.after);
           const expected = peek ? reference.peek('user', decision.now) : reference.attempt('user', decision.now);
           expect(actual, `seed ${seed}, schedule ${schedule}, step ${step}, ${JSON.stringify(rules)}`).to.deep.equal(expected);
           decisions += 1;

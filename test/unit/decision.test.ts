@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import {
   decideTiers,
-  describe as describeOutcome,
+  describeOutcome,
   judge,
   kthNewestAfterInsert,
   type WindowRule,
