@@ -1,10 +1,11 @@
 export { RollingRateLimiter } from './rolling-rate-limiter.js';
+export type { TieredLimiter } from './core/tiered-limiter.js';
 export type { RollingRateLimiterOptions } from './core/options.js';
 export type { RateLimitInfo, StoreFailure } from './core/rate-limit-info.js';
 export type { FallbackLimiter, StoreErrorPolicy } from './resilience/store-error-policy.js';
 export type { WaitOptions, WrapOptions } from './core/waiting.js';
-export type { AttemptOptions } from './core/action-ids.js';
-export type { LimiterId } from './core/ids.js';
+export type { AttemptOptions } from './core/identity.js';
+export type { LimiterId } from './core/identity.js';
 export type { MicrosecondClock } from './core/clock.js';
 export type { Duration, DurationUnit } from './core/duration.js';
 export type {

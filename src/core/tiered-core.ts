@@ -5,20 +5,19 @@
 // policy when the store fails; `clear` and `undo` go through it too.
 
 import { describeOutcome, type WindowRule } from './decision-model.js';
-import { normalizeId, type LimiterId } from './ids.js';
-import type { KeyScheme } from './keys.js';
+import { normalizeId, storedActionId, type KeyBuilder, type LimiterId } from './identity.js';
 import type { RateLimitInfo, TierRateLimitInfo } from './rate-limit-info.js';
+import type { MicrosecondClock } from './clock.js';
 import type { Store, Tier } from '../stores/store.js';
 import { decideOnStoreError, isStoreFailure, undoWithPolicy, type StoreErrorPolicy } from '../resilience/store-error-policy.js';
 import { callStore } from '../resilience/store-call.js';
-import { storedActionId } from './action-ids.js';
 import { CircuitBreaker, type NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
 import { decisionStartTime, publishCircuit, publishDecision, publishStoreError, type StoreErrorPolicyName } from './diagnostics.js';
 
 /** One tier's fixed part: its rules, its keys and the store that holds them. */
 export interface TierSpec {
   readonly rule: WindowRule;
-  readonly keys: KeyScheme;
+  readonly keys: KeyBuilder;
   readonly store: Store;
   /** The `useScript` option of the tier's limiter. */
   readonly useScript: boolean | undefined;
@@ -33,6 +32,8 @@ export type TierInfo = TierRateLimitInfo;
 
 /** How a core is set up by the face that owns it. */
 export interface CoreOptions<Info extends RateLimitInfo> {
+  /** The `clock` option as given: stacked limiters must agree on it. */
+  readonly clock: 'local' | 'redis' | MicrosecondClock;
   /** Reads the attempt's time; undefined when the store reads it (`clock: 'redis'`). */
   readonly readClock: (() => number) | undefined;
   readonly timeoutMs: number;
@@ -68,6 +69,21 @@ export class TieredCore<Info extends RateLimitInfo> {
           });
     const policy = options.onStoreError;
     this.#policyName = typeof policy === 'string' ? policy : 'fallback';
+  }
+
+  /** The tiers, in order. */
+  get tiers(): readonly TierSpec[] {
+    return this.#tiers;
+  }
+
+  /** The options the core was set up with. */
+  get options(): CoreOptions<Info> {
+    return this.#options;
+  }
+
+  /** Whether any tier records blocked attempts (waiting must then peek before it attempts). */
+  get countsBlocked(): boolean {
+    return this.#tiers.some((tier) => tier.rule.countBlocked);
   }
 
   /**
@@ -108,6 +124,18 @@ export class TieredCore<Info extends RateLimitInfo> {
       );
       return removed.some(Boolean);
     });
+  }
+
+  /**
+   * A dry run of the first tier's window under a maximum of `maxInInterval`:
+   * the `maxInInterval`-th newest action it holds, if any, and the time.
+   * Store failures reject as they are (no policy applies to a read).
+   */
+  async peekNewest(id: LimiterId, maxInInterval: number): Promise<{ readonly now: number; readonly maxthNewest: number | undefined }> {
+    const tier = this.#tiers[0] as TierSpec;
+    const peeked: Tier = { key: tier.keys.keyFor(normalizeId(id)), rule: { ...tier.rule, maxInInterval }, store: tier.store };
+    const decision = await this.#callStore(() => tier.store.peek([peeked], this.#options.readClock?.()), 'Reading the window');
+    return { now: decision.now, maxthNewest: decision.tiers[0]?.after.maxthNewest };
   }
 
   async #decideInStore(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<Info> {

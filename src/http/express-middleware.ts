@@ -7,7 +7,7 @@
 
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import type { LimiterId } from '../core/ids.js';
+import type { LimiterId } from '../core/identity.js';
 import { describeValue } from '../core/options.js';
 import { ipKey, normalizeIpv6Subnet, type Ipv6Subnet } from './ip-key.js';
 import { createProxyChecks } from './proxy-checks.js';

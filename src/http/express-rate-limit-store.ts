@@ -175,13 +175,13 @@ export class RollingWindowStore {
     const remembered = this.#admitted.get(key);
     const last = remembered?.actionIds.pop();
     if (remembered !== undefined && remembered.actionIds.length === 0) this.#admitted.delete(key);
-    if (last !== undefined) await counter.limiter.undo(key, last.id);
+    if (last !== undefined) await counter.undo(key, last.id);
   }
 
   /** Forgets every hit of `key`. */
   async resetKey(key: string): Promise<void> {
     this.#admitted.delete(key);
-    await this.#counterOrThrow().limiter.clear(key);
+    await this.#counterOrThrow().clear(key);
   }
 
   /** Remembers an admitted hit's action id, keeping only those still in the window, and sweeps a few stale keys. */

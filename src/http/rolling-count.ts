@@ -8,12 +8,12 @@
 
 import { microsecondsToWholeMillisecondsUp } from '../core/clock.js';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import type { LimiterId } from '../core/ids.js';
-import { internalsOf } from '../limiter-internals.js';
-import { describeValue } from '../core/options.js';
+import type { LimiterId } from '../core/identity.js';
+import { describeValue, normalizeOptions } from '../core/options.js';
+import { limiterCore } from '../core/limiter-core.js';
+import type { TieredCore, TierSpec } from '../core/tiered-core.js';
+import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
-import { RollingRateLimiter } from '../rolling-rate-limiter.js';
-import { callStore } from '../resilience/store-call.js';
 
 /** The count of one key's window, as the HTTP limiters read it. */
 export interface RollingCount {
@@ -44,28 +44,25 @@ export function checkClient(client: unknown): void {
 
 /** An exact rolling-window hit counter for one (window, limit) pair, in one namespace. */
 export class RollingCounter {
-  readonly #limiter: RollingRateLimiter;
+  readonly #core: TieredCore<RateLimitInfo>;
   readonly #limit: number;
 
   constructor(options: RollingCounterOptions) {
     // A limit of 0 blocks every hit in the caller's library; a window of one still counts them.
     this.#limit = Math.max(1, options.limit);
-    this.#limiter = new RollingRateLimiter({
-      ...(options.client === undefined ? {} : { client: options.client }),
-      namespace: options.namespace,
-      interval: Math.max(1, Math.ceil(options.windowMs)),
-      maxInInterval: this.#limit,
-    });
-  }
-
-  /** The limiter that decides, for undo and clear. */
-  get limiter(): RollingRateLimiter {
-    return this.#limiter;
+    this.#core = limiterCore(
+      normalizeOptions({
+        ...(options.client === undefined ? {} : { client: options.client }),
+        namespace: options.namespace,
+        interval: Math.max(1, Math.ceil(options.windowMs)),
+        maxInInterval: this.#limit,
+      }),
+    );
   }
 
   /** Records a hit for `key`, with an action id when it may be given back later. */
   async hit(key: LimiterId, actionId?: string): Promise<RollingCount & { readonly admitted: boolean }> {
-    const info = await this.#limiter.limitWithInfo(key, actionId === undefined ? undefined : { actionId });
+    const info = await this.#core.decide(key, 'attempt', actionId);
     if (info.blockedDueToCount) return { current: this.#limit + 1, resetMs: info.millisecondsUntilAllowed, admitted: false };
     const current = this.#limit - info.actionsRemaining;
     const resetMs = info.millisecondsUntilAllowed > 0 ? info.millisecondsUntilAllowed : await this.#untilOldestLeaves(key, current);
@@ -74,27 +71,33 @@ export class RollingCounter {
 
   /** Reads the count of `key` without recording anything. */
   async read(key: LimiterId): Promise<RollingCount> {
-    const info = await this.#limiter.wouldLimitWithInfo(key);
+    const info = await this.#core.decide(key, 'peek');
     if (info.blockedDueToCount) return { current: this.#limit, resetMs: info.millisecondsUntilAllowed };
     // The dry run counts the hit it would record; the window holds one fewer.
     const current = this.#limit - info.actionsRemaining - 1;
     return { current, resetMs: current === 0 ? 0 : await this.#untilOldestLeaves(key, current + 1) };
   }
 
+  /** Gives back the hit recorded under `actionId`; true when there was one. */
+  async undo(key: LimiterId, actionId: string): Promise<boolean> {
+    return this.#core.undo(key, actionId);
+  }
+
+  /** Forgets every hit of `key`. */
+  async clear(key: LimiterId): Promise<void> {
+    await this.#core.clear(key);
+  }
+
   /**
    * Milliseconds until the oldest of `count` hits leaves the window: a dry
-   * run of the same key under a rule of `count + 1` actions, whose wait is
-   * exactly that (its `maxInInterval`-th newest is the oldest hit).
+   * run of the same key under a rule of `count + 1` actions, whose
+   * `maxInInterval`-th newest (after the hit it would record) is the oldest hit.
    */
   async #untilOldestLeaves(key: LimiterId, count: number): Promise<number> {
-    const internals = internalsOf(this.#limiter);
-    if (internals === undefined || count < 1) return 0;
-    const { keys, rule, store } = internals.tier;
-    const tier = { key: keys.keyFor(String(key)), rule: { ...rule, maxInInterval: count + 1 }, store };
-    const now = internals.readClock?.();
-    const decision = await callStore(() => store.peek([tier], now), internals.timeout, 'Reading the window');
-    const oldest = decision.tiers[0]?.after.maxthNewest;
-    if (oldest === undefined) return 0;
-    return Math.max(0, microsecondsToWholeMillisecondsUp(oldest + rule.intervalUs - decision.now));
+    if (count < 1) return 0;
+    const { now, maxthNewest } = await this.#core.peekNewest(key, count + 1);
+    if (maxthNewest === undefined) return 0;
+    const { intervalUs } = (this.#core.tiers[0] as TierSpec).rule;
+    return Math.max(0, microsecondsToWholeMillisecondsUp(maxthNewest + intervalUs - now));
   }
 }

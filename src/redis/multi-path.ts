@@ -6,7 +6,7 @@
 import { microsecondsToWholeMillisecondsUp } from '../core/clock.js';
 import { decideTiers, type WindowRule, type WindowSample } from '../core/decision-model.js';
 import { StoreError } from '../errors/store-error.js';
-import { nextMember } from '../core/member.js';
+import { nextMember } from '../core/identity.js';
 import type { RedisAdapter } from './adapters/adapter.js';
 import type { RedisCommand } from './adapters/client-types.js';
 import { readInteger, readScoredMembers } from './replies.js';

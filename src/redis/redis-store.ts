@@ -1,5 +1,5 @@
 import { UnsupportedError } from '../errors/unsupported-error.js';
-import { admittedMember } from '../core/action-ids.js';
+import { admittedMember } from '../core/identity.js';
 import type { RedisAdapter } from './adapters/adapter.js';
 import type { ConnectionProblem } from '../errors/timeout-error.js';
 import { readInteger } from './replies.js';

@@ -4,7 +4,7 @@
 
 import { decideTiers, judge, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../core/decision-model.js';
 import { StoreError } from '../errors/store-error.js';
-import { nextMember } from '../core/member.js';
+import { nextMember } from '../core/identity.js';
 import type { RedisAdapter } from './adapters/adapter.js';
 import { readInteger } from './replies.js';
 import { runScript } from './scripts/run-script.js';

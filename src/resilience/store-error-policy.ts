@@ -4,8 +4,8 @@
 
 import { StoreError } from '../errors/store-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
-import type { AttemptOptions } from '../core/action-ids.js';
-import type { LimiterId } from '../core/ids.js';
+import type { AttemptOptions } from '../core/identity.js';
+import type { LimiterId } from '../core/identity.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 
 /**

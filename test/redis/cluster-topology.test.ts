@@ -14,7 +14,7 @@ import { expect } from 'chai';
 import { Cluster, Redis } from 'ioredis';
 import { performance } from 'node:perf_hooks';
 import { RateLimiterStack, RollingRateLimiter } from '../../src/index.js';
-import { escapeIdentifier, KeyBuilder } from '../../src/core/keys.js';
+import { escapeIdentifier, KeyBuilder } from '../../src/core/identity.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { SeededRandom } from '../support/random.js';
 import { keySlot, masterOfSlot, slotOwners, useRedisCluster, type RedisClusterHandle, type SlotRange } from '../support/redis-cluster.js';

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { KeyBuilder } from '../../src/core/keys.js';
+import { KeyBuilder } from '../../src/core/identity.js';
 import { DECIDE_SCRIPT } from '../../src/redis/scripts/decide-script.js';
 import type { RedisScript } from '../../src/redis/scripts/redis-script.js';
 import { RateLimiterStack, RollingRateLimiter, StoreError, TimeoutError, isRateLimiterError } from '../../src/index.js';

@@ -8,7 +8,7 @@
 
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { KeyBuilder } from '../../src/core/keys.js';
+import { KeyBuilder } from '../../src/core/identity.js';
 import {
   RateLimiterStack,
   RollingRateLimiter,

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { RollingRateLimiter } from '../../src/index.js';
-import { KeyBuilder } from '../../src/core/keys.js';
+import { KeyBuilder } from '../../src/core/identity.js';
 import type { RedisAdapter } from '../../src/redis/adapters/adapter.js';
 import { IORedisAdapter } from '../../src/redis/adapters/ioredis-adapter.js';
 import { MemoryStore } from '../../src/stores/memory/memory-store.js';

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { localMicroseconds } from '../../src/core/clock.js';
 import { RollingRateLimiter } from '../../src/index.js';
-import { KeyBuilder } from '../../src/core/keys.js';
+import { KeyBuilder } from '../../src/core/identity.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { useRedis } from '../support/redis-server.js';
 

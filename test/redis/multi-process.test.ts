@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import { KeyBuilder } from '../../src/core/keys.js';
+import { KeyBuilder } from '../../src/core/identity.js';
 import type { HammerReply, HammerRequest, HammerRound, HammerTier } from '../support/hammer-worker.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { useRedis, type UsedRedis } from '../support/redis-server.js';

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describeOutcome } from '../../src/core/decision-model.js';
 import { RateLimiterStack, RollingRateLimiter, UnsupportedError } from '../../src/index.js';
-import { KeyBuilder } from '../../src/core/keys.js';
+import { KeyBuilder } from '../../src/core/identity.js';
 import { internalsOf } from '../../src/limiter-internals.js';
 import type { RedisAdapter } from '../../src/redis/adapters/adapter.js';
 import { IORedisAdapter } from '../../src/redis/adapters/ioredis-adapter.js';

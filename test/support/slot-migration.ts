@@ -13,7 +13,7 @@
 
 import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { escapeIdentifier } from '../../src/core/keys.js';
+import { escapeIdentifier } from '../../src/core/identity.js';
 import { keySlot, slotOwners, type RedisClusterHandle } from './redis-cluster.js';
 
 /** How a slot move is paced. */

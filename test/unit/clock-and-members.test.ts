@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { localMicroseconds, microsecondsToWholeMillisecondsUp } from '../../src/core/clock.js';
-import { nextMember } from '../../src/core/member.js';
+import { nextMember } from '../../src/core/identity.js';
 
 describe('localMicroseconds', () => {
   it('returns integer microseconds since the epoch that follow the wall clock', () => {

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { isRateLimiterError, RollingRateLimiter } from '../../src/index.js';
-import { KeyBuilder } from '../../src/core/keys.js';
+import { KeyBuilder } from '../../src/core/identity.js';
 import { TestClock } from '../support/test-clock.js';
 
 /** One UTF-16 unit or code point, leaning on the characters that matter to keys. */

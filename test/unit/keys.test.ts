@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { KeyBuilder, escapeIdentifier } from '../../src/core/keys.js';
+import { KeyBuilder, escapeIdentifier } from '../../src/core/identity.js';
 import { SeededRandom } from '../support/random.js';
 
 /** The Redis Cluster hash tag of a key, as Redis computes it. */

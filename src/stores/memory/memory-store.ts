@@ -1,5 +1,5 @@
 import { microsecondsToWholeMillisecondsUp } from '../../core/clock.js';
-import { admittedMember, blockedMember } from '../../core/action-ids.js';
+import { admittedMember, blockedMember } from '../../core/identity.js';
 import { decideTiers, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../../core/decision-model.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { firstIndexAbove, insertSorted } from './sorted-timestamps.js';
@@ -51,12 +51,8 @@ export class MemoryStore implements Store {
   }
 
   async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
-    return MemoryStore.#attemptNow(tiers, requireTime(now), actionId);
-  }
-
-  /** {@link attempt}, synchronously. */
-  static #attemptNow(tiers: readonly Tier[], at: number, actionId: string | undefined): StoreDecision {
-    const stores = tiers.map((tier) => tier.store as unknown as MemoryStore);
+    const at = requireTime(now);
+    const stores = tiers.map(memoryStoreOf);
     tiers.forEach((tier, i) => (stores[i] as MemoryStore).#prune(tier.key, tier.rule, at));
     // What each tier holds afterwards, as stored (an action's earlier record moves rather than adds).
     const recordedWindows = (): RecordedWindow[] => tiers.map((tier, i) => (stores[i] as MemoryStore).#recordedWindow(tier.key, tier.rule));
@@ -83,7 +79,7 @@ export class MemoryStore implements Store {
 
   async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
     const at = requireTime(now);
-    const samples = tiers.map((tier) => (tier.store as unknown as MemoryStore).#sample(tier.key, tier.rule, at));
+    const samples = tiers.map((tier) => memoryStoreOf(tier).#sample(tier.key, tier.rule, at));
     const decision = decideTiers(
       tiers.map((tier) => tier.rule),
       at,
@@ -193,6 +189,12 @@ function actionIdOf(member: string | undefined): string | undefined {
 function removeFront(entry: MemoryEntry, count: number): void {
   entry.timestamps.splice(0, count);
   entry.members?.splice(0, count);
+}
+
+/** The memory store that holds a tier (a stack of in-memory limiters has one per tier). */
+function memoryStoreOf(tier: Tier): MemoryStore {
+  if (tier.store instanceof MemoryStore) return tier.store;
+  throw new TypeError(`The in-memory store cannot decide a tier held by ${tier.store.name}`);
 }
 
 function requireTime(now: number | undefined): number {

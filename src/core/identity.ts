@@ -1,0 +1,145 @@
+// Identity: how what the caller names (an id, an action id) becomes what a
+// store holds (a key, a sorted-set member). The only place where keys are
+// built and identifiers escaped.
+//
+// A key is `<namespace>:{<id>}` with both parts escaped so that the key is
+// injective and the Redis Cluster hash tag is exactly the id:
+//   - `%`, `{`, `}` and `:` become `%25`, `%7B`, `%7D`, `%3A`, so the first `:`
+//     ends the namespace, the first `{` opens the tag and the first `}` closes it;
+//   - a lone UTF-16 surrogate (which UTF-8 cannot encode, and which clients
+//     would all turn into U+FFFD) becomes `%uD800`-style text.
+// Every key of one id therefore hashes to one Cluster slot, whatever the
+// namespace, which lets several tiers of one id be decided in one script.
+
+import { randomBytes } from 'node:crypto';
+
+/**
+ * What a limiter limits: usually a user id. A string (not empty), or a finite
+ * number that stands for its decimal string (`42` and `'42'` are the same id).
+ */
+export type LimiterId = string | number;
+
+/** Normalizes an id to its string form, or throws a `TypeError` naming what was received. */
+export function normalizeId(id: unknown): string {
+  if (typeof id === 'string' && id !== '') return id;
+  if (typeof id === 'number' && Number.isFinite(id)) return String(id);
+  const received =
+    typeof id === 'string' ? 'an empty string' : typeof id === 'number' ? `\`${id}\` (number)` : `a value of type ${id === null ? 'null' : typeof id}`;
+  throw new TypeError(`Expected the id to be a non-empty string or a finite number, got ${received}`);
+}
+
+/** Anything that needs escaping: the four delimiters and any surrogate (checked further below). */
+const NEEDS_ESCAPE = /[%{}:\uD800-\uDFFF]/;
+const ESCAPABLE = /[%{}:]|[\uD800-\uDBFF][\uDC00-\uDFFF]|[\uD800-\uDFFF]/g;
+
+function escapeChar(match: string): string {
+  switch (match) {
+    case '%':
+      return '%25';
+    case '{':
+      return '%7B';
+    case '}':
+      return '%7D';
+    case ':':
+      return '%3A';
+    default:
+      // A well-formed surrogate pair stays as it is; a lone surrogate is spelled out.
+      return match.length === 2 ? match : `%u${match.charCodeAt(0).toString(16).toUpperCase()}`;
+  }
+}
+
+/**
+ * Escapes one part of a key, or an action id, injectively: two different
+ * strings never escape to the same one, even when they differ only in a lone
+ * surrogate (which clients send to Redis as U+FFFD). Returns the input itself
+ * when nothing needs escaping (the common case).
+ */
+export function escapeIdentifier(part: string): string {
+  return NEEDS_ESCAPE.test(part) ? part.replace(ESCAPABLE, escapeChar) : part;
+}
+
+/**
+ * Builds keys for one namespace. The namespace is escaped once, here; each
+ * call then escapes only the id.
+ */
+export class KeyBuilder {
+  readonly #prefix: string;
+
+  /** @param namespace The limiter's namespace, as the user gave it. */
+  constructor(namespace: string) {
+    this.#prefix = `${escapeIdentifier(namespace)}:{`;
+  }
+
+  /** The Redis key of one id (already normalized to a string). */
+  keyFor(id: string): string {
+    return `${this.#prefix}${escapeIdentifier(id)}}`;
+  }
+}
+
+// Sorted-set members must be unique per attempt, even when two attempts share
+// a microsecond, and short, because every byte is paid for in Redis memory.
+// A member is a random tag fixed for this process (8 base-36 characters,
+// about 41 bits) followed by a counter in base 36: typically 9 to 12 bytes,
+// against 36 for a UUID. Within a process the counter makes members unique;
+// across processes the tag does, with overwhelming probability.
+
+function randomTag(): string {
+  const bytes = randomBytes(8);
+  let tag = '';
+  for (const byte of bytes) tag += (byte % 36).toString(36);
+  return tag;
+}
+
+const processTag = randomTag();
+let counter = 0;
+
+/** A new member for a sorted set: unique within this process, and across processes with high probability. */
+export function nextMember(): string {
+  counter += 1;
+  return processTag + counter.toString(36);
+}
+
+// Action ids: an optional id per attempt (a job id, a notification id) that
+// makes retries idempotent and admitted actions refundable. The recorded
+// member of an attempt with an action id is the id itself, marked with
+// whether the action was admitted; the members of attempts without one
+// (a random tag and a counter, see nextMember) never start with either mark.
+
+/**
+ * The form an action id is stored in: escaped as key parts are, so that
+ * action ids that differ only in a lone surrogate (`job-\uD800`,
+ * `job-\uFFFD`) stay distinct members in Redis.
+ */
+export function storedActionId(actionId: string): string {
+  return escapeIdentifier(actionId);
+}
+
+/** The member of an admitted action (its id as stored). */
+export function admittedMember(actionId: string): string {
+  return `+${actionId}`;
+}
+
+/** The member of an action (its id as stored) that was recorded while blocked (with `countBlocked: true`). */
+export function blockedMember(actionId: string): string {
+  return `-${actionId}`;
+}
+
+/** Options of one attempt. */
+export interface AttemptOptions {
+  /**
+   * Makes the attempt idempotent: an action id that was already admitted (and
+   * is still in the window) is answered as admitted again and counted only
+   * once, so a retried job does not use up a second slot; an earlier blocked
+   * attempt with the same id is replaced, not counted twice. Use `undo` to
+   * give an admitted action back. Needs the decide script on Redis (not
+   * redis-mock).
+   */
+  readonly actionId?: string;
+}
+
+/** Validates an action id: a non-empty string. */
+export function normalizeActionId(actionId: unknown): string | undefined {
+  if (actionId === undefined) return undefined;
+  if (typeof actionId === 'string' && actionId !== '') return actionId;
+  throw new TypeError(`Expected \`actionId\` to be a non-empty string, got ${typeof actionId === 'string' ? 'an empty string' : typeof actionId}`);
+}

@@ -1,0 +1,96 @@
+// A single limiter's core: its options turned into one tier (rules, keys,
+// store) and a clock. RollingRateLimiter is a face over it; the HTTP stores
+// build their counters on it too.
+
+import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
+import { UnsupportedError } from '../errors/unsupported-error.js';
+import { createAdapter } from '../redis/adapters/create-adapter.js';
+import { RedisStore } from '../redis/redis-store.js';
+import { MemoryStore } from '../stores/memory/memory-store.js';
+import type { Store } from '../stores/store.js';
+import { localMicroseconds, millisecondsToMicroseconds, type MicrosecondClock } from './clock.js';
+import { KeyBuilder } from './identity.js';
+import type { NormalizedOptions } from './options.js';
+import type { RateLimitInfo } from './rate-limit-info.js';
+import { TieredCore, type TierInfo } from './tiered-core.js';
+
+/** The core of one limiter with these (normalized) options. */
+export function limiterCore(options: NormalizedOptions): TieredCore<RateLimitInfo> {
+  const { clock } = options;
+  return new TieredCore(
+    [
+      {
+        rule: {
+          intervalUs: millisecondsToMicroseconds(options.interval),
+          maxInInterval: options.maxInInterval,
+          minDifferenceUs: millisecondsToMicroseconds(options.minDifference),
+          countBlocked: options.countBlocked,
+        },
+        keys: new KeyBuilder(options.namespace),
+        store: storeFor(options),
+        useScript: options.useScript,
+        namespace: options.namespace,
+        interval: options.interval,
+        maxInInterval: options.maxInInterval,
+      },
+    ],
+    {
+      clock,
+      readClock: clock === 'redis' ? undefined : clock === 'local' ? localMicroseconds : checkedClock(clock),
+      timeoutMs: options.timeout,
+      onStoreError: options.onStoreError,
+      present: ownInfo,
+      circuitBreaker: options.circuitBreaker,
+    },
+  );
+}
+
+/** The store the options ask for, or an `UnsupportedError` when it cannot serve their mode. */
+function storeFor({ client, clock, useScript, countBlocked }: NormalizedOptions): Store {
+  if (client === undefined) {
+    if (clock === 'redis') {
+      throw new UnsupportedError("`clock: 'redis'` reads Redis TIME, so it needs a Redis `client`; the in-memory store uses 'local' or a function");
+    }
+    if (useScript !== undefined) {
+      throw new UnsupportedError('`useScript` chooses how Redis decides, so it needs a Redis `client`; leave it out for the in-memory store');
+    }
+    return new MemoryStore();
+  }
+  const store = new RedisStore(createAdapter(client));
+  const needsScript = !countBlocked ? '`countBlocked: false`' : clock === 'redis' ? "`clock: 'redis'`" : undefined;
+  if (needsScript !== undefined && useScript === false) {
+    throw new UnsupportedError(`${needsScript} must decide before it writes, which on Redis takes the Lua script; \`useScript: false\` cannot serve it`);
+  }
+  if (useScript === true && !store.canDecideBeforeWriting) {
+    throw new UnsupportedError(`\`useScript: true\` runs a Lua script, and ${store.name} cannot run scripts`);
+  }
+  if (needsScript !== undefined && !store.canDecideBeforeWriting) {
+    throw new UnsupportedError(
+      `${needsScript} must decide before it writes, which on Redis takes a Lua script, and ${store.name} cannot run scripts; ` +
+        'use `countBlocked: true` with a local clock on it, or a real Redis client',
+    );
+  }
+  return store;
+}
+
+/** A single limiter's info: its one tier's numbers, without the tier's identity. */
+function ownInfo([tier]: readonly TierInfo[]): RateLimitInfo {
+  const { blocked, blockedDueToCount, blockedDueToMinDifference, actionsRemaining, millisecondsUntilAllowed, storeFailure } = tier as TierInfo;
+  const info = { blocked, blockedDueToCount, blockedDueToMinDifference, actionsRemaining, millisecondsUntilAllowed };
+  return storeFailure === undefined ? info : { ...info, storeFailure };
+}
+
+/** Wraps a user's clock so that a value that is not an integer number of microseconds is a clear error. */
+function checkedClock(clock: MicrosecondClock): MicrosecondClock {
+  return () => {
+    const now = clock();
+    if (!Number.isSafeInteger(now) || now < 0) {
+      throw new InvalidOptionTypeError(
+        `Expected \`clock\` to return a non-negative integer number of microseconds since the epoch, got \`${String(now)}\` (${typeof now})`,
+        'clock',
+        now,
+      );
+    }
+    return now;
+  };
+}

@@ -1,0 +1,149 @@
+// What RollingRateLimiter and RateLimiterStack share: every public method
+// that decides, waits, wraps, clears or undoes, over a tiered core. A limiter
+// is a core of one tier, a stack a core of several; a stack reads its
+// limiters' tiers through the one accessor below.
+
+import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
+import { normalizeActionId, type AttemptOptions, type LimiterId } from './identity.js';
+import type { RateLimitInfo } from './rate-limit-info.js';
+import type { TieredCore } from './tiered-core.js';
+
+/**
+ * The methods every limiter has, whether one {@link RollingRateLimiter} or a
+ * {@link RateLimiterStack} of several: `Info` is what a decision returns.
+ */
+export abstract class TieredLimiter<Info extends RateLimitInfo> {
+  readonly #core: TieredCore<Info>;
+
+  /** @internal */
+  protected constructor(core: TieredCore<Info>) {
+    this.#core = core;
+  }
+
+  /** @internal The core of a limiter, for a stack to take its tiers from; undefined for anything else. */
+  protected static coreOf(limiter: unknown): TieredCore<RateLimitInfo> | undefined {
+    return typeof limiter === 'object' && limiter !== null && #core in limiter ? (limiter as TieredLimiter<RateLimitInfo>).#core : undefined;
+  }
+
+  /**
+   * Attempts an action for `id` and records it (blocked attempts too, in
+   * tiers with `countBlocked: true`).
+   *
+   * @param id The id to limit, usually a user id.
+   * @param options `actionId`: makes the attempt idempotent and undoable (see {@link AttemptOptions}).
+   * @returns `true` when the action is blocked and must not happen, `false` when it may go ahead.
+   * @throws TypeError (as a rejection) when `id` is not a non-empty string or a finite number.
+   * @throws {@link StoreError} or {@link TimeoutError} (as a rejection) when the store fails.
+   *
+   * @example
+   * ```ts
+   * if (await limiter.limit(userId)) return; // blocked
+   * ```
+   */
+  async limit(id: LimiterId, options?: AttemptOptions): Promise<boolean> {
+    return (await this.limitWithInfo(id, options)).blocked;
+  }
+
+  /**
+   * Like {@link limit}, with the numbers behind the decision.
+   *
+   * @example
+   * ```ts
+   * const info = await limiter.limitWithInfo(userId);
+   * if (info.blocked) {
+   *   response.setHeader('Retry-After', Math.ceil(info.millisecondsUntilAllowed / 1000));
+   * }
+   * ```
+   */
+  async limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<Info> {
+    return this.#core.decide(id, 'attempt', normalizeActionId(options?.actionId));
+  }
+
+  /**
+   * A dry run of {@link limit}: whether an attempt now would be blocked. Writes
+   * nothing: no attempt is recorded, no expiry changes.
+   */
+  async wouldLimit(id: LimiterId): Promise<boolean> {
+    return (await this.wouldLimitWithInfo(id)).blocked;
+  }
+
+  /**
+   * A dry run of {@link limitWithInfo}: exactly what it would return at this
+   * moment, and writes nothing.
+   */
+  async wouldLimitWithInfo(id: LimiterId): Promise<Info> {
+    return this.#core.decide(id, 'peek');
+  }
+
+  /**
+   * Resolves once an action for `id` has been admitted (and recorded),
+   * sleeping the reported wait, with jitter, in between: for queue consumers
+   * that must get the work done, never faster than the limit.
+   *
+   * @returns The decision that admitted the action.
+   * @throws {@link RateLimitedError} (as a rejection) when admission would take longer than `maxWaitMs`.
+   * @throws The signal's reason (as a rejection) when `signal` aborts.
+   *
+   * @example
+   * ```ts
+   * // 16 workers sharing an API's 100 uploads per minute
+   * const uploads = new RollingRateLimiter({ client: redis, namespace: 'uploads', interval: 60_000, maxInInterval: 100, countBlocked: false });
+   * for await (const job of queue) {
+   *   await uploads.waitUntilAllowed(job.sellerId, { maxWaitMs: 10 * 60_000 });
+   *   await uploadProduct(job);
+   * }
+   * ```
+   */
+  async waitUntilAllowed(id: LimiterId, options: WaitOptions = {}): Promise<Info> {
+    return waitUntilAllowed(this, id, this.#core.countsBlocked, options);
+  }
+
+  /**
+   * Returns a function that calls `fn` only when the limiter admits the call,
+   * per id: it rejects with a {@link RateLimitedError} carrying the decision
+   * (`whenLimited: 'reject'`, the default), or waits until admitted
+   * (`whenLimited: 'wait'`).
+   *
+   * @example
+   * ```ts
+   * // No double submissions: at most 2 per 5 s per user and operation
+   * const guard = new RollingRateLimiter({ namespace: 'submit', interval: 5_000, maxInInterval: 2 });
+   * const submitOrder = guard.wrap(placeOrder, { id: (userId: string, order: Order) => `${userId}:placeOrder` });
+   * await submitOrder(userId, order); // rejects with RateLimitedError on the third click within 5 s
+   * ```
+   */
+  wrap<Args extends unknown[], Result>(fn: (...args: Args) => Result, options: WrapOptions<Args>): (...args: Args) => Promise<Awaited<Result>> {
+    return wrapFunction(this, this.#core.countsBlocked, fn, options);
+  }
+
+  /**
+   * Gives back an admitted action: removes the action recorded for `id`
+   * under `actionId` (given to {@link limit} or {@link limitWithInfo}) from
+   * every tier, for example when the push notification it allowed could not
+   * be sent.
+   *
+   * @returns `true` when an admitted action was removed (from at least one tier), `false` when there was none
+   *   (never admitted, already undone, or out of the window).
+   *
+   * @example
+   * ```ts
+   * if (await limiter.limit(userId, { actionId: notification.id })) return;
+   * try {
+   *   await send(notification);
+   * } catch (error) {
+   *   await limiter.undo(userId, notification.id); // the user did not get it: refund the slot
+   *   throw error;
+   * }
+   * ```
+   */
+  async undo(id: LimiterId, actionId: string): Promise<boolean> {
+    const action = normalizeActionId(actionId);
+    if (action === undefined) throw new TypeError('Expected `actionId` to be a non-empty string, got undefined');
+    return this.#core.undo(id, action);
+  }
+
+  /** Forgets every action recorded for `id` (in every tier), as if it had never acted. */
+  async clear(id: LimiterId): Promise<void> {
+    await this.#core.clear(id);
+  }
+}
