@@ -2,7 +2,8 @@ import { InvalidOptionTypeError } from './errors/invalid-option-error.js';
 import { UnsupportedError } from './errors/unsupported-error.js';
 import type { RateLimitInfo, TierRateLimitInfo } from './core/rate-limit-info.js';
 import { RollingRateLimiter } from './rolling-rate-limiter.js';
-import { describeValue, normalizeStoreErrorPolicy } from './core/options.js';
+import { describeValue, normalizeBatchOption, normalizeStoreErrorPolicy } from './core/options.js';
+import { checkBatch } from './core/limiter-core.js';
 import type { StoreErrorPolicy } from './resilience/store-error-policy.js';
 import { TieredCore, type TierSpec } from './core/tiered-core.js';
 import { TieredLimiter } from './core/tiered-limiter.js';
@@ -23,6 +24,13 @@ export interface RateLimiterStackOptions {
    * @default { failureThreshold: 5, cooldownMs: 1000 }
    */
   readonly circuitBreaker?: CircuitBreakerOptions | false;
+  /**
+   * Sends the stack's decisions to Redis in batches, as the `batch` option of
+   * {@link RollingRateLimiter} describes: the stack's own setting, whatever
+   * its limiters'. Each decision still covers every tier atomically.
+   * @default false
+   */
+  readonly batch?: boolean;
 }
 
 export type { TierRateLimitInfo } from './core/rate-limit-info.js';
@@ -80,6 +88,9 @@ export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
       throw new InvalidOptionTypeError(`Expected the stack's options to be an object, got ${describeValue(options)}`, 'options', options);
     }
     const first = cores[0] as LimiterCore;
+    const batch = normalizeBatchOption(options.batch);
+    const firstTier = first.tiers[0] as TierSpec;
+    checkBatch(batch, firstTier.store, undefined);
     super(
       new TieredCore(
         cores.map((core) => core.tiers[0] as TierSpec),
@@ -87,6 +98,7 @@ export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
           clock: first.options.clock,
           readClock: first.options.readClock,
           timeoutMs: Math.max(...cores.map((core) => core.options.timeoutMs)),
+          batch,
           onStoreError: normalizeStoreErrorPolicy(options.onStoreError),
           present: (infos) => ({ ...combine(infos), tiers: infos }),
           circuitBreaker: normalizeCircuitBreakerOption(options.circuitBreaker),

@@ -38,6 +38,7 @@ export function limiterCore(options: NormalizedOptions): TieredCore<RateLimitInf
       clock,
       readClock: clock === 'redis' ? undefined : clock === 'local' ? localMicroseconds : checkedClock(clock),
       timeoutMs: options.timeout,
+      batch: options.batch,
       onStoreError: options.onStoreError,
       present: ownInfo,
       circuitBreaker: options.circuitBreaker,
@@ -46,8 +47,9 @@ export function limiterCore(options: NormalizedOptions): TieredCore<RateLimitInf
 }
 
 /** The store the options ask for, or an `UnsupportedError` when it cannot serve their mode. */
-function storeFor({ client, clock, useScript, countBlocked }: NormalizedOptions): Store {
+function storeFor({ client, clock, useScript, countBlocked, batch }: NormalizedOptions): Store {
   if (client === undefined) {
+    if (batch) throw new UnsupportedError(BATCH_IN_MEMORY);
     if (clock === 'redis') {
       throw new UnsupportedError("`clock: 'redis'` reads Redis TIME, so it needs a Redis `client`; the in-memory store uses 'local' or a function");
     }
@@ -57,6 +59,7 @@ function storeFor({ client, clock, useScript, countBlocked }: NormalizedOptions)
     return new MemoryStore();
   }
   const store = new RedisStore(createAdapter(client));
+  checkBatch(batch, store, useScript);
   const needsScript = !countBlocked ? '`countBlocked: false`' : clock === 'redis' ? "`clock: 'redis'`" : undefined;
   if (needsScript !== undefined && useScript === false) {
     throw new UnsupportedError(`${needsScript} must decide before it writes, which on Redis takes the Lua script; \`useScript: false\` cannot serve it`);
@@ -71,6 +74,20 @@ function storeFor({ client, clock, useScript, countBlocked }: NormalizedOptions)
     );
   }
   return store;
+}
+
+const BATCH_IN_MEMORY = '`batch: true` saves Redis round trips, so it needs a Redis `client`; the in-memory store decides at once';
+
+/** An `UnsupportedError` when `batch: true` cannot be served by `store` (checked for limiters and stacks). */
+export function checkBatch(batch: boolean, store: Store, useScript: boolean | undefined): void {
+  if (!batch) return;
+  if (store.name === 'memory') throw new UnsupportedError(BATCH_IN_MEMORY);
+  if (!store.canDecideBeforeWriting) {
+    throw new UnsupportedError(`\`batch: true\` sends batches of decisions as one Lua script call, and ${store.name} cannot run scripts`);
+  }
+  if (useScript === false) {
+    throw new UnsupportedError('`batch: true` decides with the Lua script, and `useScript: false` asks for plain commands');
+  }
 }
 
 /** A single limiter's info: its one tier's numbers, without the tier's identity. */

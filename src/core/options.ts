@@ -106,6 +106,25 @@ export interface RollingRateLimiterOptions {
   readonly useScript?: boolean;
 
   /**
+   * Batches decisions on Redis: the decisions this process asks for in the
+   * same turn of the event loop (from this limiter and any other `batch: true`
+   * limiter or stack on the same client, up to 256) go to Redis as one call
+   * of the decide script, which decides them in call order, each exactly as
+   * if it had been sent alone. One command then serves many decisions, so a
+   * process making thousands of decisions a second makes several times more
+   * per second of Redis and client CPU (see the benchmarks); a lone call is
+   * sent at once, without waiting for company. Every decision and dry run of
+   * the limiter then goes through the script: it needs a `client` that can
+   * run scripts (not redis-mock) and permission for `EVALSHA` and `EVAL`,
+   * and is refused with `useScript: false`. On a Cluster one batch holds the
+   * keys of one hash slot, so decisions are batched per id. The timeout and
+   * `onStoreError` apply to each caller; a batch that fails fails each of
+   * its calls.
+   * @default false
+   */
+  readonly batch?: boolean;
+
+  /**
    * Stops calling a store that keeps failing: after `failureThreshold`
    * consecutive store failures or timeouts, every call is decided by
    * `onStoreError` at once (no waiting for `timeout`) for `cooldownMs`; then
@@ -130,6 +149,7 @@ export interface NormalizedOptions {
   readonly timeout: number;
   readonly onStoreError: StoreErrorPolicy;
   readonly useScript: boolean | undefined;
+  readonly batch: boolean;
   readonly circuitBreaker: NormalizedCircuitBreakerOptions | false;
 }
 
@@ -157,6 +177,7 @@ const KNOWN_OPTIONS = new Set([
   'timeout',
   'onStoreError',
   'useScript',
+  'batch',
 ]);
 
 /** Renders a received value for an error message: `0` (number), `'x'` (string), `null`. */
@@ -253,6 +274,8 @@ export function normalizeOptions(options: RollingRateLimiterOptions): Normalized
     throw new InvalidOptionTypeError(`Expected \`useScript\` to be a boolean, got ${describeValue(useScript)}`, 'useScript', useScript);
   }
 
+  const batch = normalizeBatchOption(options.batch);
+
   let namespace = options.namespace;
   if (namespace === undefined) {
     if (client !== undefined) {
@@ -269,7 +292,14 @@ export function normalizeOptions(options: RollingRateLimiterOptions): Normalized
 
   const onStoreError = normalizeStoreErrorPolicy(options.onStoreError);
   const circuitBreaker = normalizeCircuitBreakerOption(options.circuitBreaker);
-  return { interval, maxInInterval, minDifference, namespace, client, countBlocked, clock, timeout, onStoreError, useScript, circuitBreaker };
+  return { interval, maxInInterval, minDifference, namespace, client, countBlocked, clock, timeout, onStoreError, useScript, batch, circuitBreaker };
+}
+
+/** Validates a `batch` option (of a limiter or a stack). */
+export function normalizeBatchOption(batch: unknown): boolean {
+  if (batch === undefined) return false;
+  if (typeof batch !== 'boolean') throw new InvalidOptionTypeError(`Expected \`batch\` to be a boolean, got ${describeValue(batch)}`, 'batch', batch);
+  return batch;
 }
 
 /** Validates an `onStoreError` option (of a limiter or a stack). */

@@ -37,6 +37,8 @@ export interface CoreOptions<Info extends RateLimitInfo> {
   /** Reads the attempt's time; undefined when the store reads it (`clock: 'redis'`). */
   readonly readClock: (() => number) | undefined;
   readonly timeoutMs: number;
+  /** Whether decisions go to Redis in batches (the `batch` option of the face). */
+  readonly batch: boolean;
   readonly onStoreError: StoreErrorPolicy<Info>;
   /** The face's info from each tier's info (a limiter's own numbers, or a stack's with its tiers). */
   readonly present: (tiers: readonly TierInfo[]) => Info;
@@ -133,14 +135,15 @@ export class TieredCore<Info extends RateLimitInfo> {
    */
   async peekNewest(id: LimiterId, maxInInterval: number): Promise<{ readonly now: number; readonly maxthNewest: number | undefined }> {
     const tier = this.#tiers[0] as TierSpec;
-    const peeked: Tier = { key: tier.keys.keyFor(normalizeId(id)), rule: { ...tier.rule, maxInInterval }, store: tier.store };
+    const peeked: Tier = { key: tier.keys.keyFor(normalizeId(id)), rule: { ...tier.rule, maxInInterval }, store: tier.store, batch: this.#options.batch };
     const decision = await this.#callStore(() => tier.store.peek([peeked], this.#options.readClock?.()), 'Reading the window');
     return { now: decision.now, maxthNewest: decision.tiers[0]?.after.maxthNewest };
   }
 
   async #decideInStore(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<Info> {
     const normalized = normalizeId(id);
-    const tiers = this.#tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store, useScript: tier.useScript }));
+    const { batch } = this.#options;
+    const tiers = this.#tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store, useScript: tier.useScript, batch }));
     const now = this.#options.readClock?.();
     const decision = await this.#callStore(
       () =>

@@ -5,6 +5,7 @@ import type { ConnectionProblem } from '../errors/timeout-error.js';
 import { readInteger } from './replies.js';
 import { attemptWithMulti, peekWithMulti } from './multi-path.js';
 import { decideWithScript } from './script-path.js';
+import { batcherFor } from './decision-batcher.js';
 import type { Store, StoreDecision, Tier } from '../stores/store.js';
 
 /**
@@ -16,7 +17,9 @@ import type { Store, StoreDecision, Tier } from '../stores/store.js';
  * - anything else that records (`countBlocked: false`, stacked tiers,
  *   `clock: 'redis'`, action ids): one EVALSHA of the decide script;
  * - dry runs: a read-only MULTI, or the decide script in dry-run mode with
- *   the Redis clock (the time must be read inside Redis).
+ *   the Redis clock (the time must be read inside Redis);
+ * - with `batch: true`, every decision and dry run: the decide script, one
+ *   call per batch of decisions.
  */
 export class RedisStore implements Store {
   readonly #redis: RedisAdapter;
@@ -34,10 +37,11 @@ export class RedisStore implements Store {
   }
 
   async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
+    if (tiers[0]?.batch === true) return batcherFor(this.#redis).decide({ tiers, now, dryRun: false, actionId });
     const multiTier = actionId === undefined ? this.#multiTier(tiers, now) : undefined;
     if (multiTier !== undefined) return attemptWithMulti(this.#redis, multiTier, now as number);
     this.#requireScripts(actionId === undefined ? 'This decision needs' : 'Action ids need');
-    return decideWithScript(this.#redis, tiers, now, false, actionId);
+    return decideWithScript(this.#redis, { tiers, now, dryRun: false, actionId });
   }
 
   /** The one tier an attempt is about when the MULTI path can decide it (no action id is the caller's part). */
@@ -51,8 +55,9 @@ export class RedisStore implements Store {
   }
 
   async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
+    if (tiers[0]?.batch === true) return batcherFor(this.#redis).decide({ tiers, now, dryRun: true });
     if (now !== undefined) return peekWithMulti(this.#redis, tiers, now);
-    return decideWithScript(this.#redis, tiers, now, true);
+    return decideWithScript(this.#redis, { tiers, now, dryRun: true });
   }
 
   async clear(keys: readonly string[]): Promise<void> {

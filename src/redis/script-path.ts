@@ -1,6 +1,7 @@
 // The script path: one EVALSHA of the decide script per decision, for what
 // must be decided before it is written (countBlocked: false, stacked tiers,
-// the Redis clock, action ids) and for `useScript: true`.
+// the Redis clock, action ids) and for `useScript: true`; or one per batch
+// of decisions with `batch: true`.
 
 import { decideTiers, judge, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../core/decision-model.js';
 import { StoreError } from '../errors/store-error.js';
@@ -15,26 +16,71 @@ const HEADER_VALUES = 3;
 const VALUES_PER_TIER = 5;
 const NOT_BLOCKED: Verdict = { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false };
 
-/**
- * Decides (and, unless `dryRun`, records) an attempt across tiers with the
- * decide script. A recorded attempt's outcome is read from what the script
- * judged and stored; a dry run's is derived from the samples it returns, with
- * the same code every store uses. Either way the caller's model must reach
- * the script's decision, or the call fails loudly.
- */
-export async function decideWithScript(
-  redis: RedisAdapter,
-  tiers: readonly Tier[],
-  now: number | undefined,
-  dryRun: boolean,
-  actionId?: string,
-): Promise<StoreDecision> {
+/** One decision for the decide script: an attempt (recorded) or a dry run, across the tiers of one id. */
+export interface ScriptDecision {
+  readonly tiers: readonly Tier[];
+  /** The attempt's time; undefined to read Redis TIME. */
+  readonly now: number | undefined;
+  readonly dryRun: boolean;
+  readonly actionId?: string | undefined;
+}
+
+/** Appends one decision's keys and arguments, in the decide script's layout, to a call's. */
+export function appendDecision(keys: string[], args: (string | number)[], { tiers, now, dryRun, actionId }: ScriptDecision): void {
   const member = dryRun || actionId !== undefined ? '' : nextMember();
-  const args: (string | number)[] = [now === undefined ? '' : now, member, dryRun ? '0' : '1', actionId ?? ''];
-  for (const { rule } of tiers) {
+  args.push(tiers.length, now === undefined ? '' : now, member, dryRun ? '0' : '1', actionId ?? '');
+  for (const { key, rule } of tiers) {
+    keys.push(key);
     args.push(rule.intervalUs, rule.maxInInterval, rule.minDifferenceUs, rule.countBlocked ? '1' : '0');
   }
-  const values = await runScript(redis, DECIDE_SCRIPT, tiers.map((tier) => tier.key), args, (reply) => decideValuesOf(reply, tiers.length));
+}
+
+/**
+ * Decides (and, unless `dryRun`, records) an attempt across tiers with one
+ * call of the decide script.
+ */
+export function decideWithScript(redis: RedisAdapter, decision: ScriptDecision): Promise<StoreDecision> {
+  return decideBatchWithScript(redis, [decision]).then((outcomes) => {
+    const outcome = outcomes[0] as StoreDecision | Error;
+    if (outcome instanceof Error) throw outcome;
+    return outcome;
+  });
+}
+
+/**
+ * Decides a batch of decisions, in order, with one call of the decide
+ * script; all their keys must live in one hash slot. Resolves to each
+ * decision's outcome, or the error that decision alone failed with (the
+ * script and the model disagreeing); rejects when the call fails.
+ */
+export function decideBatchWithScript(redis: RedisAdapter, decisions: readonly ScriptDecision[]): Promise<(StoreDecision | Error)[]> {
+  const keys: string[] = [];
+  const args: (string | number)[] = [];
+  let expected = 0;
+  for (const decision of decisions) {
+    appendDecision(keys, args, decision);
+    expected += HEADER_VALUES + VALUES_PER_TIER * decision.tiers.length;
+  }
+  return runScript(redis, DECIDE_SCRIPT, keys, args, (reply) => {
+    const values = integersOf(reply, expected);
+    let at = 0;
+    return decisions.map((decision) => {
+      const length = HEADER_VALUES + VALUES_PER_TIER * decision.tiers.length;
+      const outcome = outcomeOf(decision, values.slice(at, at + length));
+      at += length;
+      return outcome;
+    });
+  });
+}
+
+/**
+ * One decision's outcome from its values in the reply. A recorded attempt's
+ * outcome is read from what the script judged and stored; a dry run's is
+ * derived from the samples it returns, with the same code every store uses.
+ * Either way the caller's model must reach the script's decision, or the
+ * decision fails loudly.
+ */
+function outcomeOf({ tiers, dryRun }: ScriptDecision, values: readonly number[]): StoreDecision | StoreError {
   const decidedAt = values[0] as number;
   const allowedByScript = values[1] === 1;
   const alreadyAdmitted = values[2] === 1;
@@ -52,28 +98,28 @@ export async function decideWithScript(
     allowed = alreadyAdmitted || outcomes.every((outcome) => !outcome.verdict.blocked);
   }
   if (allowed !== allowedByScript) {
-    throw new StoreError(
+    return new StoreError(
       `The ${DECIDE_SCRIPT.name} script and the decision model disagree (script: ${allowedByScript ? 'allowed' : 'blocked'}); please report this`,
     );
   }
   return { now: decidedAt, alreadyAdmitted, tiers: outcomes };
 }
 
-/** The decide script's reply: the header, then each tier's values, all integers. */
-function decideValuesOf(reply: unknown, tierCount: number): number[] {
-  if (!Array.isArray(reply) || reply.length !== HEADER_VALUES + VALUES_PER_TIER * tierCount) {
+/** The decide script's reply: `length` integers. */
+function integersOf(reply: unknown, length: number): number[] {
+  if (!Array.isArray(reply) || reply.length !== length) {
     throw new StoreError(`Unexpected reply to the ${DECIDE_SCRIPT.name} script from Redis: ${JSON.stringify(reply)?.slice(0, 120)}`);
   }
   return reply.map((value) => readInteger(value, `the ${DECIDE_SCRIPT.name} script`));
 }
 
 /** A dry run's sample of one tier: |S|, max(S), the (k-1)-th and the k-th newest. */
-function sampleOf([count, newest, kMinus1th, kth]: number[]): WindowSample {
+function sampleOf([count, newest, kMinus1th, kth]: readonly number[]): WindowSample {
   return { count: count as number, newest: orUndefined(newest), kMinus1thNewest: orUndefined(kMinus1th), kthNewest: orUndefined(kth) };
 }
 
 /** A recorded attempt's outcome in one tier: judged on |S| and max(S), described by S' as stored. */
-function recordedOutcome(rule: WindowRule, now: number, values: number[], alreadyAdmitted: boolean): TierOutcome {
+function recordedOutcome(rule: WindowRule, now: number, values: readonly number[], alreadyAdmitted: boolean): TierOutcome {
   const [count, newest, countAfter, newestAfter, maxthAfter] = values as [number, number, number, number, number];
   const verdict = alreadyAdmitted ? NOT_BLOCKED : judge(rule, now, { count, newest: orUndefined(newest) });
   const after: RecordedWindow = { count: countAfter, newest: orUndefined(newestAfter), maxthNewest: orUndefined(maxthAfter) };

@@ -8,6 +8,8 @@ export interface Tier {
   readonly store: Store;
   /** On Redis, decide with the script even where the MULTI could (the `useScript` option). */
   readonly useScript?: boolean | undefined;
+  /** On Redis, send the decision in the next batch of decide script calls (the `batch` option of the limiter or stack deciding). */
+  readonly batch?: boolean | undefined;
 }
 
 /** One tier's outcome: why it blocks, and its recorded set S' afterwards. */

@@ -114,6 +114,7 @@ describe('the ioredis MULTI path on real Redis', () => {
       const measuring: RedisAdapter = {
         client,
         kind: 'measuring ioredis',
+        isCluster: false,
         supportsScripts: true,
         async transaction(commands) {
           const replies = await ioredis.transaction(commands);

@@ -14,7 +14,7 @@ const now = 1_800_000_000_000_000;
 function stubAdapter(replies: unknown[] | Error): { adapter: RedisAdapter; transaction: sinon.SinonStub } {
   const transaction = replies instanceof Error ? sinon.stub().rejects(replies) : sinon.stub().resolves(replies);
   const unused = sinon.stub().rejects(new Error('not expected'));
-  return { adapter: { client: {}, kind: 'stub', supportsScripts: true, transaction, evalsha: unused, eval: unused }, transaction };
+  return { adapter: { client: {}, kind: 'stub', isCluster: false, supportsScripts: true, transaction, evalsha: unused, eval: unused }, transaction };
 }
 
 const tierOf = (r: WindowRule): Tier => ({ key: 'k', rule: r, store: new MemoryStore() });

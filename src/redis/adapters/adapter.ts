@@ -13,6 +13,8 @@ export interface RedisAdapter {
   readonly kind: string;
   /** Whether the client can run Lua scripts (redis-mock cannot). */
   readonly supportsScripts: boolean;
+  /** Whether keys live in many hash slots, each on its own node (a Cluster): one script call may only touch one slot. */
+  readonly isCluster: boolean;
   /**
    * Runs the commands atomically in one MULTI/EXEC round trip and resolves to
    * one reply per command; rejects when any command fails. All commands

@@ -11,6 +11,7 @@ import type { CallbackRedisLikeClient, RedisCommand } from './client-types.js';
 export class CallbackRedisAdapter implements RedisAdapter {
   readonly client: CallbackRedisLikeClient;
   readonly kind = 'redis-mock (node_redis v3 callback API)';
+  readonly isCluster = false;
   readonly supportsScripts = false;
 
   constructor(client: CallbackRedisLikeClient) {

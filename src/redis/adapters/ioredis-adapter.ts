@@ -18,12 +18,14 @@ function resultsOf(replies: [error: Error | null, result: unknown][] | null): un
 export class IORedisAdapter implements RedisAdapter {
   readonly client: IORedisLikeClient;
   readonly kind: string;
+  readonly isCluster: boolean;
   readonly supportsScripts = true;
   readonly #lastError: () => Error | undefined;
 
   constructor(client: IORedisLikeClient) {
     this.client = client;
-    this.kind = client.isCluster ? 'ioredis Cluster' : 'ioredis';
+    this.isCluster = client.isCluster === true;
+    this.kind = this.isCluster ? 'ioredis Cluster' : 'ioredis';
     this.#lastError = watchErrors(client);
   }
 

@@ -9,6 +9,7 @@ import { nodeRedisConnectionProblem, notOpenError } from './node-redis-connectio
 export class NodeRedisAdapter implements RedisAdapter {
   readonly client: NodeRedisLikeClient;
   readonly kind = 'node-redis';
+  readonly isCluster = false;
   readonly supportsScripts = true;
   readonly #lastError: () => Error | undefined;
 

@@ -96,6 +96,7 @@ function hasNodes(client: object): client is ClusterNodes {
 export class NodeRedisClusterAdapter implements RedisAdapter {
   readonly client: NodeRedisLikeCluster;
   readonly kind = 'node-redis cluster';
+  readonly isCluster = true;
   readonly supportsScripts = true;
   #refreshing: Promise<unknown> | undefined;
   /** Calls not answered yet, oldest first. */

@@ -14,6 +14,7 @@ import { nodeRedisConnectionProblem, notOpenError } from './node-redis-connectio
 export class NodeRedisSentinelAdapter implements RedisAdapter {
   readonly client: NodeRedisLikeSentinel;
   readonly kind = 'node-redis sentinel';
+  readonly isCluster = false;
   readonly supportsScripts = true;
   readonly #lastError: () => Error | undefined;
 
