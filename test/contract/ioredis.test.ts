@@ -11,7 +11,7 @@ describeRedisBackend(
       return { client, close: async () => void (await client.quit()) };
     },
   },
-  { modelSchedules: 1000, stackSchedules: 500 },
+  { modelSchedules: 1000, stackSchedules: 500, batchSchedules: 400 },
 );
 
 describeRedisBackend(
@@ -23,7 +23,7 @@ describeRedisBackend(
       return { client, close: async () => void (await client.quit()) };
     },
   },
-  { modelSchedules: 400, stackSchedules: 200 },
+  { modelSchedules: 400, stackSchedules: 200, batchSchedules: 150 },
 );
 
 describeRedisBackend(
@@ -35,7 +35,7 @@ describeRedisBackend(
       return { client, close: async () => void (await client.quit()) };
     },
   },
-  { modelSchedules: 400, stackSchedules: 200 },
+  { modelSchedules: 400, stackSchedules: 200, batchSchedules: 200 },
 );
 
 describeRedisBackend(
@@ -47,5 +47,5 @@ describeRedisBackend(
       return { client, close: async () => void (await client.quit()) };
     },
   },
-  { modelSchedules: 200, stackSchedules: 100 },
+  { modelSchedules: 200, stackSchedules: 100, batchSchedules: 100 },
 );

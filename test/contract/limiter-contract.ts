@@ -18,6 +18,8 @@ export interface BackendCapabilities {
   readonly modelSchedules: number;
   /** Whether the model test also tries `useScript: true` (Redis clients that run scripts). */
   readonly useScript?: boolean;
+  /** Whether the factory's limiters batch their decisions (`batch: true`): the model test then makes concurrent calls. */
+  readonly batch?: boolean;
 }
 
 export type LimiterFactory = (options: ContractOptions) => RollingRateLimiter;

@@ -13,6 +13,11 @@
 // process's time: on Redis the same commands on the same keys as two
 // limiters in two processes. Every decision must still be SPEC steps 1-7
 // with the caller's time applied to the key as it stands.
+//
+// Batched (`batch: true` backends): steps run in groups of up to eight
+// concurrent calls, each reading the clock as it is called, so a group goes
+// to Redis in one script call; every answer must still be the model's, in
+// call order.
 
 import { expect } from 'chai';
 import { ReferenceLimiter, type ReferenceRules } from '../support/reference-model.js';
@@ -82,6 +87,7 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
     const random = new SeededRandom(seed);
     let steps = 0;
     const byTiming: Record<Timing, number> = { 'one clock': 0, 'two clocks': 0, 'steps back': 0 };
+    let concurrent = 0;
     for (let schedule = 0; schedule < schedules; schedule += 1) {
       const rules = randomRules(random, capabilities.countBlockedFalse);
       const useScript = capabilities.useScript === true && random.chance(0.4);
@@ -101,6 +107,14 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
       });
       const reference = new ReferenceLimiter(rules);
       const length = random.chance(0.15) ? random.int(60, 120) : random.int(10, 40);
+      // Calls made but not awaited yet (batched backends only), each with what the model answered.
+      let group: { actual: Promise<unknown>; expected: unknown; where: string }[] = [];
+      const settleGroup = async (): Promise<void> => {
+        const actuals = await Promise.all(group.map((call) => call.actual));
+        group.forEach((call, i) => expect(actuals[i], call.where).to.deep.equal(call.expected));
+        if (group.length > 1) concurrent += group.length;
+        group = [];
+      };
       for (let i = 0; i < length; i += 1) {
         const step = randomStep(random, rules);
         if (timing === 'steps back' && random.chance(0.1)) base.advanceUs(-STEP_BACK_US);
@@ -109,32 +123,35 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
         const now = base.now + skew;
         const where = `seed ${seed}, schedule ${schedule} (${timing}), step ${i}, rules ${JSON.stringify(rules)}${useScript ? ' useScript' : ''}, ${step.operation} ${step.id} at ${skew / 1e6} s`;
         if (step.operation === 'clear') {
+          await settleGroup();
           await limiter.clear(step.id);
           reference.clear(step.id);
           continue;
         }
-        if (step.operation === 'limit-verdict') {
-          expect(await limiter.limit(step.id), where).to.equal(reference.attempt(step.id, now).blocked);
-          steps += 1;
-          byTiming[timing] += 1;
-          continue;
-        }
+        // The call reads the clock as it is made; the model answers in call order.
         const actual =
-          step.operation === 'limit' ? await limiter.limitWithInfo(step.id) : await limiter.wouldLimitWithInfo(step.id);
-        const expected =
-          step.operation === 'limit' ? reference.attempt(step.id, now) : reference.peek(step.id, now);
-        expect(actual, where).to.deep.equal(expected);
+          step.operation === 'limit-verdict'
+            ? limiter.limit(step.id)
+            : step.operation === 'limit'
+              ? limiter.limitWithInfo(step.id)
+              : limiter.wouldLimitWithInfo(step.id);
+        const answer = step.operation === 'peek' ? reference.peek(step.id, now) : reference.attempt(step.id, now);
+        group.push({ actual, expected: step.operation === 'limit-verdict' ? answer.blocked : answer, where });
         steps += 1;
         byTiming[timing] += 1;
+        if (capabilities.batch !== true || group.length === 8 || random.chance(0.3)) await settleGroup();
       }
+      await settleGroup();
       for (const id of IDS) await limiter.clear(id);
     }
     expect(steps).to.be.greaterThan(schedules * 10);
     expect(byTiming['two clocks'], 'decisions with clocks 2 s apart').to.be.greaterThan(schedules * 2);
     expect(byTiming['steps back'], 'decisions with a clock that steps back').to.be.greaterThan(schedules);
+    if (capabilities.batch === true) expect(concurrent, 'decisions made concurrently, in batches').to.be.greaterThan(schedules * 5);
     console.log(
       `      model test: ${schedules} schedules, ${steps} decisions compared ` +
-        `(${byTiming['one clock']} on one clock, ${byTiming['two clocks']} with clocks ±2 s apart, ${byTiming['steps back']} with a clock stepping back 4 s)`,
+        `(${byTiming['one clock']} on one clock, ${byTiming['two clocks']} with clocks ±2 s apart, ${byTiming['steps back']} with a clock stepping back 4 s` +
+        `${capabilities.batch === true ? `; ${concurrent} in concurrent groups of 2 to 8` : ''})`,
     );
   });
 }

@@ -12,7 +12,7 @@ describeRedisBackend(
       return { client, close: async () => void (await client.quit()) };
     },
   },
-  { modelSchedules: 500, stackSchedules: 200 },
+  { modelSchedules: 500, stackSchedules: 200, batchSchedules: 150 },
 );
 
 describeRedisBackend(
@@ -25,7 +25,7 @@ describeRedisBackend(
       return { client, close: async () => void client.destroy() };
     },
   },
-  { modelSchedules: 500, stackSchedules: 200 },
+  { modelSchedules: 500, stackSchedules: 200, batchSchedules: 300 },
 );
 
 describeRedisBackend(
@@ -38,7 +38,7 @@ describeRedisBackend(
       return { client, close: async () => void client.destroy() };
     },
   },
-  { modelSchedules: 300, stackSchedules: 100 },
+  { modelSchedules: 300, stackSchedules: 100, batchSchedules: 100 },
 );
 
 describeRedisBackend(
@@ -51,7 +51,7 @@ describeRedisBackend(
       return { client, close: async () => void (await client.quit()) };
     },
   },
-  { modelSchedules: 300, stackSchedules: 100 },
+  { modelSchedules: 300, stackSchedules: 100, batchSchedules: 100 },
 );
 
 describeRedisBackend(
@@ -64,5 +64,5 @@ describeRedisBackend(
       return { client, close: async () => void client.destroy() };
     },
   },
-  { modelSchedules: 300, stackSchedules: 100 },
+  { modelSchedules: 300, stackSchedules: 100, batchSchedules: 100 },
 );

@@ -40,6 +40,8 @@ export interface RedisBackend {
 export interface BackendVolume {
   readonly modelSchedules: number;
   readonly stackSchedules: number;
+  /** When set, the contract and the concurrency test run again with `batch: true`, with this many model schedules. */
+  readonly batchSchedules?: number;
 }
 
 async function startTarget(topology: RedisBackend['topology']): Promise<RedisTarget & { stop(): Promise<void> }> {
@@ -82,13 +84,21 @@ export function describeRedisBackend(backend: RedisBackend, volume: BackendVolum
       foreignLimiter: (options) => new RollingRateLimiter(options),
     });
     describeActionIdContract(backend.name, factory, { modelSchedules: volume.stackSchedules });
-    describeConcurrency(backend, () => target as RedisTarget, namespaces);
+    describeConcurrency(backend, () => target as RedisTarget, namespaces, false);
+    if (volume.batchSchedules !== undefined) {
+      const batched = (): LimiterFactory => (options) =>
+        new RollingRateLimiter({ ...options, client: client(), namespace: namespaces.next(options.namespace), batch: true });
+      const name = `${backend.name}, batch: true`;
+      describeLimiterContract(name, batched, { countBlockedFalse: true, modelSchedules: volume.batchSchedules, useScript: true, batch: true });
+      describeActionIdContract(name, batched, { modelSchedules: Math.ceil(volume.batchSchedules / 2) });
+      describeConcurrency(backend, () => target as RedisTarget, namespaces, true);
+    }
   });
 }
 
 /** Several connections of this client hammer one id at once: exactly the limit gets through. */
-function describeConcurrency(backend: RedisBackend, target: () => RedisTarget, namespaces: { next(suffix?: string): string }): void {
-  describe('concurrent connections', () => {
+function describeConcurrency(backend: RedisBackend, target: () => RedisTarget, namespaces: { next(suffix?: string): string }, batch: boolean): void {
+  describe(`concurrent connections${batch ? ', batch: true' : ''}`, () => {
     const connections: ConnectedClient[] = [];
     before(async () => {
       for (let i = 0; i < 4; i += 1) connections.push(await backend.connect(target()));
@@ -107,7 +117,7 @@ function describeConcurrency(backend: RedisBackend, target: () => RedisTarget, n
         for (let round = 0; round < 5; round += 1) {
           const namespace = namespaces.next('hammer');
           const limiters = connections.map(
-            (connection) => new RollingRateLimiter({ client: connection.client, namespace, interval: 600_000, maxInInterval: 17, countBlocked }),
+            (connection) => new RollingRateLimiter({ client: connection.client, namespace, interval: 600_000, maxInInterval: 17, countBlocked, batch }),
           );
           expect(await hammer((i) => (limiters[i] as RollingRateLimiter).limit(`id-${round}`)), `round ${round}`).to.equal(17);
         }
@@ -120,10 +130,13 @@ function describeConcurrency(backend: RedisBackend, target: () => RedisTarget, n
         const large = namespaces.next('large');
         const stacks = connections.map(
           (connection) =>
-            new RateLimiterStack([
-              new RollingRateLimiter({ client: connection.client, namespace: large, interval: 600_000, maxInInterval: 40, countBlocked: false }),
-              new RollingRateLimiter({ client: connection.client, namespace: small, interval: 600_000, maxInInterval: 13, countBlocked: false }),
-            ]),
+            new RateLimiterStack(
+              [
+                new RollingRateLimiter({ client: connection.client, namespace: large, interval: 600_000, maxInInterval: 40, countBlocked: false }),
+                new RollingRateLimiter({ client: connection.client, namespace: small, interval: 600_000, maxInInterval: 13, countBlocked: false }),
+              ],
+              { batch },
+            ),
         );
         expect(await hammer((i) => (stacks[i] as RateLimiterStack).limit(`id-${round}`)), `round ${round}`).to.equal(13);
         const largeTier = (await (stacks[0] as RateLimiterStack).limiters[0]?.wouldLimitWithInfo(`id-${round}`))?.actionsRemaining;

@@ -1,0 +1,12 @@
+import { Redis } from 'ioredis';
+import { RollingRateLimiter } from '/work/main/dist/esm/index.js';
+const client = new Redis(process.argv[2]);
+const C = 64, MS = 4000;
+const mode = process.argv[3];
+const limiter = new RollingRateLimiter({ client, namespace: 'pf' + Math.random(), interval: 60000, maxInInterval: 1000000, ...(mode === 'batch' ? { batch: true } : { useScript: true }) });
+let n = 0; const end = performance.now() + MS;
+const cpu0 = process.cpuUsage();
+await Promise.all(Array.from({ length: C }, async (_, w) => { let i = 0; while (performance.now() < end) { await limiter.limit(`id-${w}-${i++ % 100}`); n++; } }));
+const cpu = process.cpuUsage(cpu0);
+console.log(mode, Math.round(n / (MS / 1000)), '/s', ((cpu.user + cpu.system) / n).toFixed(1), 'µs/dec');
+await client.quit();
