@@ -111,6 +111,7 @@ interface RoundPlan {
   readonly limiterConfig: readonly HammerTier[];
   readonly clock: 'local' | 'redis';
   readonly attempts: number;
+  readonly batch?: boolean;
 }
 
 /** Sends the same round to every worker at once (each with its clock offset) and returns the total admitted. */
@@ -172,24 +173,30 @@ describe('many processes hammering one id on real Redis', function () {
   }
 
   /** Runs ROUNDS rounds of one limiter, each on a fresh namespace, and returns the admitted total of each. */
-  async function singleTierRounds(maxInInterval: number, countBlocked: boolean): Promise<number[]> {
+  async function singleTierRounds(maxInInterval: number, countBlocked: boolean, batch: boolean): Promise<number[]> {
     const admitted: number[] = [];
     for (let i = 0; i < ROUNDS; i += 1) {
       const namespace = namespaces.next(`single-${String(countBlocked)}`);
       const limiterConfig = [tier(namespace, LONG_INTERVAL_MS, maxInInterval, countBlocked)];
-      admitted.push(await hammer(workers, { limiterConfig, clock: 'local', attempts: ATTEMPTS_PER_WORKER }));
+      admitted.push(await hammer(workers, { limiterConfig, clock: 'local', attempts: ATTEMPTS_PER_WORKER, batch }));
       await forget(namespace);
     }
     return admitted;
   }
 
-  for (const countBlocked of [true, false]) {
-    it(`admits exactly maxInInterval in every round with countBlocked: ${String(countBlocked)}`, async function () {
+  for (const [countBlocked, batch] of [
+    [true, false],
+    [false, false],
+    [true, true],
+    [false, true],
+  ] as const) {
+    const mode = `countBlocked: ${String(countBlocked)}${batch ? ', batch: true' : ''}`;
+    it(`admits exactly maxInInterval in every round with ${mode}`, async function () {
       this.timeout(60_000);
       const maxInInterval = 25;
-      const admitted = await singleTierRounds(maxInInterval, countBlocked);
+      const admitted = await singleTierRounds(maxInInterval, countBlocked, batch);
       report(
-        `countBlocked ${String(countBlocked)}: ${ROUNDS} rounds × ${WORKER_COUNT} workers × ${ATTEMPTS_PER_WORKER} attempts, ` +
+        `${mode}: ${ROUNDS} rounds × ${WORKER_COUNT} workers × ${ATTEMPTS_PER_WORKER} attempts, ` +
           `maxInInterval ${maxInInterval}, admitted ${describeAdmitted(admitted)}`,
       );
       expect(admitted).to.deep.equal(Array<number>(ROUNDS).fill(maxInInterval));
@@ -204,13 +211,13 @@ describe('many processes hammering one id on real Redis', function () {
   }
 
   /** Runs ROUNDS rounds of a two-tier stack (A: 20, never counting blocked; B: 50) on fresh namespaces. */
-  async function stackRounds(tierBCountsBlocked: boolean): Promise<StackRound[]> {
+  async function stackRounds(tierBCountsBlocked: boolean, batch = false): Promise<StackRound[]> {
     const results: StackRound[] = [];
     for (let i = 0; i < ROUNDS; i += 1) {
       const a = namespaces.next('tier-a');
       const b = namespaces.next('tier-b');
       const limiterConfig = [tier(a, 60_000, 20, false), tier(b, LONG_INTERVAL_MS, 50, tierBCountsBlocked)];
-      const admitted = await hammer(workers, { limiterConfig, clock: 'local', attempts: ATTEMPTS_PER_WORKER });
+      const admitted = await hammer(workers, { limiterConfig, clock: 'local', attempts: ATTEMPTS_PER_WORKER, batch });
       const zcardA = (await client?.zcard(keyOf(a, ID))) ?? -1;
       const zcardB = (await client?.zcard(keyOf(b, ID))) ?? -1;
       results.push({ admitted, zcardA, zcardB });
@@ -226,6 +233,13 @@ describe('many processes hammering one id on real Redis', function () {
       `stack A 20 + B 50 (neither counts blocked): ${ROUNDS} rounds × ${WORKER_COUNT} workers × ${ATTEMPTS_PER_WORKER} attempts, ` +
         `admitted ${describeAdmitted(results.map((r) => r.admitted))}, tier B holds ${describeAdmitted(results.map((r) => r.zcardB))}`,
     );
+    expect(results).to.deep.equal(Array<StackRound>(ROUNDS).fill({ admitted: 20, zcardA: 20, zcardB: 20 }));
+  });
+
+  it('admits exactly 20 through the same stack with batch: true', async function () {
+    this.timeout(60_000);
+    const results = await stackRounds(false, true);
+    report(`stack A 20 + B 50, batch: true: admitted ${describeAdmitted(results.map((r) => r.admitted))}, tier B holds ${describeAdmitted(results.map((r) => r.zcardB))}`);
     expect(results).to.deep.equal(Array<StackRound>(ROUNDS).fill({ admitted: 20, zcardA: 20, zcardB: 20 }));
   });
 

@@ -42,6 +42,8 @@ export interface HammerRound {
   readonly attempts: number;
   /** The id every attempt is for. */
   readonly id: string;
+  /** Whether the limiter (or stack) batches its decisions (`batch: true`). */
+  readonly batch?: boolean;
 }
 
 /** Asks the worker to quit its client and exit. */
@@ -92,11 +94,11 @@ function buildLimiter(redis: Redis, round: HammerRound): { limit(id: string): Pr
   // One clock function shared by all tiers: a stack requires the same `clock` on each.
   const clock = round.clock === 'redis' ? 'redis' : skewedClock(round.clockOffsetMs);
   const limiters = round.limiterConfig.map(
-    (tier) => new RollingRateLimiter({ ...tier, client: redis, clock, timeout: STORE_TIMEOUT_MS }),
+    (tier) => new RollingRateLimiter({ ...tier, client: redis, clock, timeout: STORE_TIMEOUT_MS, batch: round.batch === true }),
   );
   const [only] = limiters;
   if (only === undefined) throw new TypeError('A round needs at least one tier');
-  return limiters.length === 1 ? only : new RateLimiterStack(limiters);
+  return limiters.length === 1 ? only : new RateLimiterStack(limiters, { batch: round.batch === true });
 }
 
 /** Runs one round and returns how many attempts were admitted (not blocked). */
