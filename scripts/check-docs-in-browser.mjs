@@ -42,7 +42,7 @@ function checkLinks() {
 const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json' };
 
 /** Serves docs/api on 127.0.0.1, on a free port. */
-async function serve() {
+function serve() {
   const server = createServer((request, response) => {
     try {
       const { pathname } = new URL(request.url ?? '/', 'http://127.0.0.1');
@@ -55,8 +55,7 @@ async function serve() {
       response.writeHead(400).end();
     }
   });
-  await new Promise((listening, failed) => server.once('error', failed).listen(0, '127.0.0.1', listening));
-  return server;
+  return new Promise((listening, failed) => server.once('error', failed).listen(0, '127.0.0.1', () => listening(server)));
 }
 
 function pages() {
@@ -81,7 +80,6 @@ function pages() {
 }
 
 /* global document, getComputedStyle -- the functions given to evaluate() run in the page */
-
 /** In the page: each <pre> taller than a copy of it that cannot wrap, with its text and rendered line counts. */
 function wrappedPres() {
   const contentHeight = (element) => { const style = getComputedStyle(element); return element.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom); };
@@ -128,8 +126,7 @@ async function checkPage(browser, origin, page) {
   if (page.members.length > 0) check(noMembers.length === 0, `${page.name}: members ${page.members.join(', ')}`, noMembers.map((m) => `missing: ${m}`));
   check(problems.length === 0, `${page.name}: no failed requests, page errors or console errors`, problems);
   check(wrapped.length === 0, `${page.name}: no <pre> wraps its lines at ${VIEWPORT.width} px`, wrapped);
-  const bytes = statSync(file).size;
-  check(bytes > 20_000, `${page.name}: screenshot ${relative('.', file)} (${Math.round(bytes / 1024)} KiB)`);
+  check(statSync(file).size > 20_000, `${page.name}: screenshot ${relative('.', file)} (${Math.round(statSync(file).size / 1024)} KiB)`);
 }
 
 async function main() {
