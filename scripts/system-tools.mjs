@@ -1,17 +1,13 @@
-// Small helpers shared by the install guards (ensure-redis-server.mjs,
-// ensure-chromium.mjs): finding a program, knowing whether we are root, and
-// running a command with its output shown. No dependencies.
-
+// Shared by the install guards (ensure-redis-server.mjs, ensure-chromium.mjs) and the browser check.
 import { spawnSync } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
-/** True if `name` is an executable file in one of the PATH directories. */
-export function isOnPath(name) {
-  const directories = (process.env.PATH ?? '').split(delimiter).filter(Boolean);
-  return directories.some((directory) => {
+/** The path of the executable `name` on PATH, if there is one. */
+export function findOnPath(name) {
+  return (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((directory) => join(directory, name)).find((path) => {
     try {
-      accessSync(join(directory, name), constants.X_OK);
+      accessSync(path, constants.X_OK);
       return true;
     } catch {
       return false;
@@ -19,14 +15,25 @@ export function isOnPath(name) {
   });
 }
 
-/** True when this process runs as root (so apt-get can install). */
-export function isRoot() {
-  return typeof process.getuid === 'function' && process.getuid() === 0;
-}
-
-/** Runs a command with inherited stdio; returns true if it exited 0. `who` prefixes the error message. */
-export function run(who, command, args, extraEnv = {}) {
-  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...extraEnv } });
-  if (result.error) console.error(`${who}: could not run ${command}: ${result.error.message}`);
-  return result.status === 0;
+/**
+ * Returns 0 if `commands` are on PATH. Otherwise, as root on Debian/Ubuntu, installs Debian's `pkg` with apt-get
+ * (inside `wrap`) and returns 0 if `commands[0] --version` then runs; else prints `instructions` and returns 1.
+ */
+export function ensurePackage({ who, pkg, commands, instructions, wrap = (install) => install() }) {
+  if (commands.every((command) => findOnPath(command))) return 0;
+  if (findOnPath('apt-get') && process.getuid?.() === 0) {
+    console.log(`${who}: ${commands[0]} is missing; installing Debian's ${pkg} package with apt-get.`);
+    const aptGet = (...args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+    const installed = wrap(() => {
+      if (!aptGet('update')) console.warn(`${who}: apt-get update failed; installing with the package lists we have.`);
+      return aptGet('install', '-y', '--no-install-recommends', pkg);
+    });
+    if (installed && spawnSync(commands[0], ['--version'], { timeout: 30_000 }).status === 0) {
+      console.log(`${who}: ${pkg} is installed.`);
+      return 0;
+    }
+    console.error(`${who}: installing ${pkg} with apt-get failed (see the output above).`);
+  }
+  console.error(instructions);
+  return 1;
 }
