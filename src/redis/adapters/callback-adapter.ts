@@ -1,6 +1,6 @@
 import { UnsupportedError } from '../../errors/unsupported-error.js';
 import { throwFirstErrorReply, type RedisAdapter } from './adapter.js';
-import type { CallbackRedisLikeClient, RedisCommand } from './client-types.js';
+import { hasMembers, type CallbackRedisLikeClient, type RedisCommand } from './client-types.js';
 
 /**
  * {@link RedisAdapter} for the callback API of node_redis v3, as redis-mock
@@ -44,11 +44,5 @@ export class CallbackRedisAdapter implements RedisAdapter {
 
 /** True when `client` looks like a node_redis v3 / redis-mock client (callback API). */
 export function isCallbackRedisClient(client: object): client is CallbackRedisLikeClient {
-  const candidate = client as Partial<Record<'connected' | 'multi' | 'zadd' | 'sendCommand', unknown>>;
-  return (
-    typeof candidate.connected === 'boolean' &&
-    typeof candidate.multi === 'function' &&
-    typeof candidate.zadd === 'function' &&
-    candidate.sendCommand === undefined
-  );
+  return hasMembers(client, { connected: 'boolean', multi: 'function', zadd: 'function', sendCommand: 'undefined' });
 }

@@ -98,3 +98,9 @@ export interface CallbackRedisLikeClient {
 
 /** A Redis client the limiter can use: ioredis, node-redis (client, cluster or sentinel), or redis-mock. */
 export type RedisClient = IORedisLikeClient | NodeRedisLikeClient | NodeRedisLikeCluster | NodeRedisLikeSentinel | CallbackRedisLikeClient;
+
+/** Whether `value` has each named member, of the given `typeof`: how a client is recognised without importing its library. */
+export function hasMembers(value: object, members: Readonly<Record<string, 'function' | 'boolean' | 'object' | 'undefined'>>): boolean {
+  const record = value as Record<string, unknown>;
+  return Object.entries(members).every(([name, kind]) => typeof record[name] === kind);
+}

@@ -1,7 +1,7 @@
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import type { RedisAdapter } from './adapter.js';
 import { watchErrors } from './connection-monitor.js';
-import type { IORedisLikeClient, RedisCommand } from './client-types.js';
+import { hasMembers, type IORedisLikeClient, type RedisCommand } from './client-types.js';
 
 /** EXEC's results, from ioredis's `[error, result]` pairs; throws the first error. */
 function resultsOf(replies: [error: Error | null, result: unknown][] | null): unknown[] {
@@ -67,11 +67,5 @@ const STATUS_HINTS: Readonly<Record<string, string>> = {
 
 /** True when `client` looks like an ioredis `Redis` or `Cluster` instance. */
 export function isIORedisClient(client: object): client is IORedisLikeClient {
-  const candidate = client as Partial<Record<'isCluster' | 'multi' | 'pipeline' | 'evalsha', unknown>>;
-  return (
-    typeof candidate.isCluster === 'boolean' &&
-    typeof candidate.multi === 'function' &&
-    typeof candidate.pipeline === 'function' &&
-    typeof candidate.evalsha === 'function'
-  );
+  return hasMembers(client, { isCluster: 'boolean', multi: 'function', pipeline: 'function', evalsha: 'function' });
 }

@@ -1,5 +1,5 @@
 import type { RedisAdapter } from './adapter.js';
-import type { NodeRedisLikeClient, NodeRedisLikeCluster, RedisCommand } from './client-types.js';
+import { hasMembers, type NodeRedisLikeClient, type NodeRedisLikeCluster, type RedisCommand } from './client-types.js';
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import { watchErrors } from './connection-monitor.js';
 import { checkedReplies, scriptCommand, stringsOf } from './node-redis-commands.js';
@@ -42,6 +42,5 @@ export class NodeRedisAdapter implements RedisAdapter {
 
 /** True when `client` looks like a node-redis v4/v5 client or cluster client. */
 export function isNodeRedisClient(client: object): client is NodeRedisLikeClient | NodeRedisLikeCluster {
-  const candidate = client as Partial<Record<'sendCommand' | 'multi' | 'isOpen', unknown>>;
-  return typeof candidate.sendCommand === 'function' && typeof candidate.multi === 'function' && typeof candidate.isOpen === 'boolean';
+  return hasMembers(client, { sendCommand: 'function', multi: 'function', isOpen: 'boolean' });
 }

@@ -33,7 +33,7 @@
 import { redirectionOf, retryPauseMs, type Redirection } from './cluster-redirection.js';
 import { keySlot } from './key-slot.js';
 import type { RedisAdapter } from './adapter.js';
-import type { NodeRedisLikeCluster, RedisCommand } from './client-types.js';
+import { hasMembers, type NodeRedisLikeCluster, type RedisCommand } from './client-types.js';
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import { checkedReplies, scriptCommand, stringsOf } from './node-redis-commands.js';
 import { nodeRedisConnectionProblem, notOpenError } from './node-redis-connection.js';
@@ -84,8 +84,7 @@ function sendTogether(node: NodeConnection, asking: boolean, commands: readonly 
 }
 
 function hasNodes(client: object): client is ClusterNodes {
-  const candidate = client as Partial<Record<keyof ClusterNodes, unknown>>;
-  return typeof candidate.nodeClient === 'function' && typeof candidate.nodeByAddress === 'object' && typeof candidate.slots === 'object';
+  return hasMembers(client, { nodeClient: 'function', nodeByAddress: 'object', slots: 'object' });
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { RedisAdapter } from './adapter.js';
-import type { NodeRedisLikeSentinel, RedisCommand } from './client-types.js';
+import { hasMembers, type NodeRedisLikeSentinel, type RedisCommand } from './client-types.js';
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import { watchErrors } from './connection-monitor.js';
 import { checkedReplies, scriptCommand, stringsOf } from './node-redis-commands.js';
@@ -51,11 +51,5 @@ export class NodeRedisSentinelAdapter implements RedisAdapter {
  * knows its sentinels.
  */
 export function isNodeRedisSentinel(client: object): client is NodeRedisLikeSentinel {
-  const candidate = client as Partial<Record<'getSentinelNode' | 'getMasterNode' | 'sendCommand' | 'multi', unknown>>;
-  return (
-    typeof candidate.getSentinelNode === 'function' &&
-    typeof candidate.getMasterNode === 'function' &&
-    typeof candidate.sendCommand === 'function' &&
-    typeof candidate.multi === 'function'
-  );
+  return hasMembers(client, { getSentinelNode: 'function', getMasterNode: 'function', sendCommand: 'function', multi: 'function' });
 }
