@@ -1,24 +1,20 @@
-// The circuit breaker as limiters and stacks use it (fake timers, a store that
-// hangs or fails on demand): after `failureThreshold` store failures in a row
+// The circuit breaker as limiters and stacks use it (fake timers, and a Redis
+// client from test/support/controlled-client.ts that hangs or answers on
+// demand): after `failureThreshold` store failures in a row
 // calls are decided by the policy at once, one call probes the store after
 // `cooldownMs`, and a success closes the circuit. The state machine itself is
 // tested in circuit-breaker.test.ts.
 
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { RateLimiterStack, RollingRateLimiter, StoreError, TimeoutError } from '../../src/index.js';
-import { internalsOf } from '../../src/limiter-internals.js';
-import type { Store, StoreDecision } from '../../src/stores/store.js';
+import { RateLimiterStack, RollingRateLimiter, StoreError, TimeoutError, type RollingRateLimiterOptions } from '../../src/index.js';
+import { controlledClient, type ControlledClient } from '../support/controlled-client.js';
+import { uniqueNamespaces } from '../support/namespaces.js';
 
-/** Makes the limiter's store hang (every call times out) until `healthy` is set. */
-function controlStore(limiter: RollingRateLimiter): { calls: () => number; setHealthy: (healthy: boolean) => void } {
-  const store = internalsOf(limiter)?.tier.store as Store;
-  const real = store.attempt.bind(store);
-  let healthy = false;
-  const attempt = sinon.stub(store, 'attempt').callsFake((...args: Parameters<Store['attempt']>) =>
-    healthy ? real(...args) : new Promise<StoreDecision>(() => {}),
-  );
-  return { calls: () => attempt.callCount, setHealthy: (value) => (healthy = value) };
+/** A store that hangs (every call times out) until `healthy` is set, and counts the calls it gets. */
+interface ControlledStore {
+  calls(): number;
+  setHealthy(healthy: boolean): void;
 }
 
 /** Settles `promise` while fake time runs, returning how many fake ms it took. */
@@ -36,17 +32,31 @@ async function timed<T>(clock: sinon.SinonFakeTimers, promise: Promise<T>): Prom
 
 describe('the circuit breaker in limiters and stacks', () => {
   let clock: sinon.SinonFakeTimers;
+  let redis: ControlledClient;
+  const namespaces = uniqueNamespaces('breaker');
   beforeEach(() => {
     clock = sinon.useFakeTimers({ now: 1_700_000_000_000 });
+    redis = controlledClient();
+    redis.respond('hang');
   });
   afterEach(() => {
+    redis.close();
     clock.restore();
     sinon.restore();
   });
 
+  /** A limiter on the controlled Redis client, which hangs until told otherwise. */
+  const limiterOn = (options: Omit<RollingRateLimiterOptions, 'client' | 'namespace'>): RollingRateLimiter =>
+    new RollingRateLimiter({ ...options, client: redis.client, namespace: namespaces.next() });
+  /** The limiters' store: each decision is one call to the client. */
+  const controlStore = (): ControlledStore => ({
+    calls: () => redis.calls.length,
+    setHealthy: (healthy) => redis.respond(healthy ? 'serve' : 'hang'),
+  });
+
   it("opens after failureThreshold timeouts; then calls are decided at once by 'allow', marked circuit-open", async () => {
-    const limiter = new RollingRateLimiter({ interval: 1000, maxInInterval: 5, timeout: 50, onStoreError: 'allow', circuitBreaker: { failureThreshold: 3, cooldownMs: 1000 } });
-    const store = controlStore(limiter);
+    const limiter = limiterOn({ interval: 1000, maxInInterval: 5, timeout: 50, onStoreError: 'allow', circuitBreaker: { failureThreshold: 3, cooldownMs: 1000 } });
+    const store = controlStore();
     for (let i = 0; i < 3; i += 1) {
       const { value, ms } = await timed(clock, limiter.limitWithInfo('u'));
       expect(ms).to.equal(50);
@@ -60,8 +70,8 @@ describe('the circuit breaker in limiters and stacks', () => {
   });
 
   it("rejects at once with a circuit-open StoreError under 'throw'", async () => {
-    const limiter = new RollingRateLimiter({ interval: 1000, maxInInterval: 5, timeout: 50, circuitBreaker: { failureThreshold: 2, cooldownMs: 1000 } });
-    controlStore(limiter);
+    const limiter = limiterOn({ interval: 1000, maxInInterval: 5, timeout: 50, circuitBreaker: { failureThreshold: 2, cooldownMs: 1000 } });
+    controlStore();
     for (let i = 0; i < 2; i += 1) expect((await timed(clock, limiter.limit('u'))).value).to.be.instanceOf(TimeoutError);
     const { value, ms } = await timed(clock, limiter.limit('u'));
     expect(ms).to.equal(0);
@@ -70,8 +80,8 @@ describe('the circuit breaker in limiters and stacks', () => {
   });
 
   it('lets one call probe after cooldownMs: a failed probe opens it again, a good one closes it', async () => {
-    const limiter = new RollingRateLimiter({ interval: 1000, maxInInterval: 5, timeout: 50, onStoreError: 'block', circuitBreaker: { failureThreshold: 1, cooldownMs: 1000 } });
-    const store = controlStore(limiter);
+    const limiter = limiterOn({ interval: 1000, maxInInterval: 5, timeout: 50, onStoreError: 'block', circuitBreaker: { failureThreshold: 1, cooldownMs: 1000 } });
+    const store = controlStore();
     await timed(clock, limiter.limit('u')); // opens
     await clock.tickAsync(1000);
     expect((await timed(clock, limiter.limit('u'))).ms, 'the probe waits for the store').to.equal(50);
@@ -87,16 +97,16 @@ describe('the circuit breaker in limiters and stacks', () => {
   });
 
   it('circuitBreaker: false keeps calling the store, each call waiting its timeout', async () => {
-    const limiter = new RollingRateLimiter({ interval: 1000, maxInInterval: 5, timeout: 50, onStoreError: 'allow', circuitBreaker: false });
-    const store = controlStore(limiter);
+    const limiter = limiterOn({ interval: 1000, maxInInterval: 5, timeout: 50, onStoreError: 'allow', circuitBreaker: false });
+    const store = controlStore();
     for (let i = 0; i < 8; i += 1) expect((await timed(clock, limiter.limit('u'))).ms).to.equal(50);
     expect(store.calls()).to.equal(8);
   });
 
   it('gives a stack a breaker of its own, and refuses bad breaker options naming the field', async () => {
-    const tier = new RollingRateLimiter({ interval: 1000, maxInInterval: 5, timeout: 50 });
+    const tier = limiterOn({ interval: 1000, maxInInterval: 5, timeout: 50 });
     const stack = new RateLimiterStack([tier], { onStoreError: 'allow', circuitBreaker: { failureThreshold: 2 } });
-    controlStore(tier);
+    controlStore();
     for (let i = 0; i < 2; i += 1) expect((await timed(clock, stack.limit('u'))).ms).to.equal(50);
     expect((await timed(clock, stack.limit('u'))).ms).to.equal(0);
     expect(() => new RollingRateLimiter({ interval: 1000, maxInInterval: 5, circuitBreaker: { failureThreshold: 0 } })).to.throw(RangeError, /circuitBreaker\.failureThreshold/);

@@ -10,13 +10,24 @@ import {
   TimeoutError,
   type RollingRateLimiterOptions,
 } from '../../src/index.js';
-import { internalsOf } from '../../src/limiter-internals.js';
 import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { controlledClient, type ControlledClient, type SentCall } from '../support/controlled-client.js';
 import { TestClock } from '../support/test-clock.js';
 
 describe('onStoreError', () => {
-  afterEach(() => sinon.restore());
+  let redis: ControlledClient | undefined;
+  afterEach(() => {
+    sinon.restore();
+    redis?.close();
+    redis = undefined;
+  });
   const failure = new StoreError('Redis is down', { cause: new Error('ECONNREFUSED') });
+  /** A Redis client whose calls all fail with `failure` (or as `respond` says): the store of one limiter only. */
+  const failingRedis = (respond: (call: SentCall) => 'serve' | Error = () => failure): ControlledClient['client'] => {
+    redis = controlledClient();
+    redis.respond(respond);
+    return redis.client;
+  };
   const failingStore = (): void => {
     sinon.stub(MemoryStore.prototype, 'attempt').rejects(failure);
     sinon.stub(MemoryStore.prototype, 'peek').rejects(failure);
@@ -61,11 +72,8 @@ describe('onStoreError', () => {
   it('a fallback limiter decides with its own state, and says so', async () => {
     const clock = new TestClock();
     const fallback = new RollingRateLimiter({ namespace: 'fallback', interval: 60_000, maxInInterval: 2, clock: clock.read });
-    const limiter = new RollingRateLimiter(rules({ onStoreError: fallback, clock: clock.read }));
     // Only the primary limiter's own store fails.
-    const primaryStore = internalsOf(limiter)?.tier.store;
-    if (primaryStore === undefined) throw new Error('no store');
-    sinon.stub(primaryStore, 'attempt').rejects(failure);
+    const limiter = new RollingRateLimiter(rules({ onStoreError: fallback, clock: clock.read, client: failingRedis() }));
     const first = await limiter.limitWithInfo('u');
     expect(first).to.include({ blocked: false, actionsRemaining: 1 });
     expect(first.storeFailure).to.deep.equal({ policy: 'fallback', error: failure });
@@ -114,11 +122,13 @@ describe('onStoreError', () => {
   it('hands the attempt\'s actionId to a fallback limiter, so a job retried during an outage counts once; undo reaches it too', async () => {
     const clock = new TestClock();
     const fallback = new RollingRateLimiter({ namespace: 'fallback', interval: 60_000, maxInInterval: 2, clock: clock.read });
-    const limiter = new RollingRateLimiter(rules({ onStoreError: fallback, clock: clock.read }));
-    const primaryStore = internalsOf(limiter)?.tier.store;
-    if (primaryStore === undefined) throw new Error('no store');
-    sinon.stub(primaryStore, 'attempt').rejects(failure);
-    const undoInStore = sinon.stub(primaryStore, 'undo').rejects(failure);
+    // The primary limiter's store fails; undo (a MULTI of ZREMs) is answered once `undoBack` is set.
+    const isUndo = (call: SentCall): boolean => call.kind === 'multi' && call.commands.every(([command]) => command === 'zrem');
+    let undoBack = false;
+    const limiter = new RollingRateLimiter(
+      rules({ onStoreError: fallback, clock: clock.read, client: failingRedis((call) => (undoBack && isUndo(call) ? 'serve' : failure)) }),
+    );
+    const undoCallsToStore = (): number => redis?.calls.filter(isUndo).length ?? 0;
     expect(await limiter.limitWithInfo('u', { actionId: 'job-1' })).to.include({ blocked: false, actionsRemaining: 1 });
     const retry = await limiter.limitWithInfo('u', { actionId: 'job-1' });
     expect(retry).to.include({ blocked: false, actionsRemaining: 1, alreadyAdmitted: true });
@@ -127,10 +137,10 @@ describe('onStoreError', () => {
     expect(await limiter.undo('u', 'job-1')).to.equal(true);
     expect(await fallback.wouldLimitWithInfo('u'), 'a dry run counts itself: 2 - 1').to.include({ actionsRemaining: 1 });
     // The store is back: undo asks both, since the action may have been admitted by either.
-    undoInStore.resolves(false);
+    undoBack = true; // nothing to remove in the store: its undo answers false
     await fallback.limit('u', { actionId: 'job-2' });
     expect(await limiter.undo('u', 'job-2')).to.equal(true);
-    expect(undoInStore.callCount).to.equal(2);
+    expect(undoCallsToStore()).to.equal(2);
   });
 
   it('stacks in-memory limiters given no namespace, as a fallback stack', async () => {
@@ -138,9 +148,8 @@ describe('onStoreError', () => {
       new RollingRateLimiter({ interval: 1000, maxInInterval: 1 }),
       new RollingRateLimiter({ interval: 60_000, maxInInterval: 5 }),
     ]);
-    const primary = new RollingRateLimiter(rules({ namespace: 'p1', interval: 1000, maxInInterval: 1 }));
+    const primary = new RollingRateLimiter(rules({ namespace: 'p1', interval: 1000, maxInInterval: 1, client: failingRedis() }));
     const stack = new RateLimiterStack([primary], { onStoreError: fallback });
-    sinon.stub(internalsOf(primary)?.tier.store as MemoryStore, 'attempt').rejects(failure);
     expect(await stack.limit('u')).to.equal(false);
     expect(await stack.limit('u'), 'the fallback stack keeps its own count').to.equal(true);
   });

@@ -1,0 +1,208 @@
+// The randomized model test of RateLimiterStack: random stacks of two or
+// three tiers on one backend (a quarter of them plain tiers, the common stack,
+// which Redis decides with a script of its own), a second stack over some of
+// the same limiters in another order, and the tiers' limiters used alone,
+// under clocks that disagree; every answer compared field by field with the
+// independent reference of test/support/reference-stack.ts. Set
+// MODEL_SCHEDULES to run more (or fewer) schedules, and MODEL_SEED to replay
+// one run. describeStackContract runs it on every backend.
+
+import { expect } from 'chai';
+import { RateLimiterStack, type RollingRateLimiter, type StackRateLimitInfo } from '../../src/index.js';
+import { SeededRandom } from '../support/random.js';
+import { limitInfoOf, ReferenceStack, type ReferenceTierRules } from '../support/reference-stack.js';
+import { TestClock } from '../support/test-clock.js';
+import type { LimiterFactory } from './limiter-contract.js';
+
+const IDS = ['alice', 'bob', '42'];
+
+type RulesWithoutNamespace = Omit<ReferenceTierRules, 'namespace'>;
+
+/** A tier's rules; a plain tier has no gap rule and does not count blocked attempts. */
+function randomTierRules(random: SeededRandom, plain: boolean): RulesWithoutNamespace {
+  // Intervals of a second or more: on Redis, keys expire in real time (PEXPIRE), and a schedule must not outlive them.
+  const intervalMs = random.pick([1000, 1001, 1500, 3000, 5000, 60_000, 86_400_000]);
+  return {
+    intervalMs,
+    maxInInterval: random.chance(0.2) ? random.int(5, 12) : random.int(1, 4),
+    minDifferenceMs: plain || random.chance(0.4) ? 0 : random.pick([1, 999, Math.floor(intervalMs / 3), intervalMs - 1, intervalMs]),
+    countBlocked: !plain && random.chance(0.5),
+  };
+}
+
+type Operation =
+  | 'limit'
+  | 'limit-verdict'
+  | 'peek'
+  | 'tier-limit'
+  | 'tier-limit-verdict'
+  | 'tier-peek'
+  | 'other-limit'
+  | 'other-peek'
+  | 'clear'
+  | 'tier-clear';
+
+function randomOperation(random: SeededRandom): Operation {
+  const roll = random.next();
+  if (roll < 0.3) return 'limit';
+  if (roll < 0.5) return 'limit-verdict';
+  if (roll < 0.68) return 'peek';
+  if (roll < 0.74) return 'tier-limit';
+  if (roll < 0.78) return 'tier-limit-verdict';
+  if (roll < 0.84) return 'tier-peek';
+  if (roll < 0.91) return 'other-limit';
+  if (roll < 0.95) return 'other-peek';
+  if (roll < 0.98) return 'clear';
+  return 'tier-clear';
+}
+
+/** A time step that often lands exactly on a tier's window or gap boundary, on the last reported wait, or on 0. */
+function randomAdvance(random: SeededRandom, tiers: readonly RulesWithoutNamespace[], lastWaitsMs: readonly number[]): number {
+  const tier = random.pick(tiers);
+  const intervalUs = tier.intervalMs * 1000;
+  const gapUs = tier.minDifferenceMs * 1000;
+  const waitUs = (lastWaitsMs.length > 0 ? random.pick(lastWaitsMs) : 0) * 1000;
+  return random.pick([
+    0,
+    0,
+    0,
+    1,
+    random.int(1, 999),
+    1000,
+    intervalUs,
+    intervalUs - 1,
+    Math.floor(intervalUs / tier.maxInInterval),
+    gapUs,
+    Math.max(0, gapUs - 1),
+    waitUs,
+    waitUs,
+    Math.max(0, waitUs - 1),
+    random.int(0, Math.min(intervalUs * 2, 10_000_000)),
+  ]);
+}
+
+/** A random non-empty selection of tier indices, in random order. */
+function randomOrder(random: SeededRandom, count: number): number[] {
+  const indices = Array.from({ length: count }, (_, i) => i);
+  for (let i = indices.length - 1; i > 0; i -= 1) {
+    const j = random.int(0, i);
+    [indices[i], indices[j]] = [indices[j] as number, indices[i] as number];
+  }
+  return indices.slice(0, random.int(1, count));
+}
+
+export function describeStackModelTest(factory: () => LimiterFactory, defaultSchedules: number, tryUseScript: boolean): void {
+  const schedules = Number(process.env.MODEL_SCHEDULES ?? defaultSchedules);
+  const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
+
+  it(`matches the reference stack on ${schedules} random schedules (seed ${seed})`, async function () {
+    this.timeout(Math.max(60_000, schedules * 300));
+    const create = factory();
+    const random = new SeededRandom(seed);
+    let decisions = 0;
+    for (let schedule = 0; schedule < schedules; schedule += 1) {
+      // A quarter of the stacks are all plain tiers, the common stack, which Redis decides with a script of its own.
+      const plain = random.chance(0.25);
+      const rules = Array.from({ length: random.int(2, 3) }, () => randomTierRules(random, plain));
+      const clock = new TestClock(Date.UTC(2026, 0, 1) * 1000 + random.int(0, 1e9));
+      // Clocks that disagree, as in the single-limiter model test: a second process 2 s ahead or behind, or a clock stepping back 4 s.
+      const timing = random.next();
+      const otherOffset = random.chance(0.5) ? 2_000_000 : -2_000_000;
+      let skew = 0;
+      const read = (): number => clock.now + skew;
+      const limiters = rules.map((tier, i) =>
+        create({
+          interval: tier.intervalMs,
+          maxInInterval: tier.maxInInterval,
+          minDifference: tier.minDifferenceMs,
+          countBlocked: tier.countBlocked,
+          clock: read,
+          namespace: `stack-model-${schedule}-tier-${i}`,
+          // A tier's own limit() then takes the limit script even with countBlocked: true.
+          ...(tryUseScript && random.chance(0.4) ? { useScript: true } : {}),
+        }),
+      );
+      const stack = new RateLimiterStack(limiters);
+      // A second stack over some of the same limiters, in another order: it shares their state.
+      const otherOrder = randomOrder(random, limiters.length);
+      const other = new RateLimiterStack(otherOrder.map((i) => limiters[i] as RollingRateLimiter));
+      const reference = new ReferenceStack(rules.map((tier, i) => ({ ...tier, namespace: (limiters[i] as RollingRateLimiter).namespace })));
+      const lastWaits = new Map<string, number[]>();
+
+      const length = random.chance(0.15) ? random.int(60, 120) : random.int(10, 40);
+      for (let step = 0; step < length; step += 1) {
+        const id = random.pick(IDS);
+        const operation = randomOperation(random);
+        const tierIndex = random.int(0, limiters.length - 1);
+        const advanceUs = randomAdvance(random, rules, lastWaits.get(id) ?? []);
+        if (timing < 0.15 && random.chance(0.1)) clock.advanceUs(-4_000_000);
+        else clock.advanceUs(advanceUs);
+        skew = timing >= 0.15 && timing < 0.4 && random.chance(0.5) ? otherOffset : 0;
+        const now = read();
+        // '42' is sometimes passed as the number 42: the same id.
+        const libraryId = id === '42' && random.chance(0.5) ? 42 : id;
+        const where =
+          `seed ${seed}, schedule ${schedule}, step ${step}, t ${now} (skew ${skew / 1e6} s), ${operation}` +
+          `${operation.startsWith('tier') ? ` on tier ${tierIndex}` : ''}${operation.startsWith('other') ? ` on tiers [${otherOrder.join(', ')}]` : ''}` +
+          ` ${JSON.stringify(libraryId)}, tiers ${JSON.stringify(rules)}`;
+
+        switch (operation) {
+          case 'clear':
+            await stack.clear(libraryId);
+            reference.clear(id);
+            continue;
+          case 'tier-clear':
+            await (limiters[tierIndex] as RollingRateLimiter).clear(libraryId);
+            reference.clear(id, [tierIndex]);
+            continue;
+          case 'limit':
+          case 'peek': {
+            const actual: StackRateLimitInfo =
+              operation === 'limit' ? await stack.limitWithInfo(libraryId) : await stack.wouldLimitWithInfo(libraryId);
+            const expected = operation === 'limit' ? reference.attempt(id, now) : reference.peek(id, now);
+            expect(actual, where).to.deep.equal(expected);
+            lastWaits.set(id, [expected.millisecondsUntilAllowed, ...expected.tiers.map((tier) => tier.millisecondsUntilAllowed)]);
+            break;
+          }
+          case 'limit-verdict': {
+            // limit() is limitWithInfo().blocked: only the verdict to compare.
+            const expected = reference.attempt(id, now);
+            expect(await stack.limit(libraryId), where).to.equal(expected.blocked);
+            lastWaits.set(id, [expected.millisecondsUntilAllowed]);
+            break;
+          }
+          case 'tier-limit-verdict': {
+            const expected = reference.attempt(id, now, [tierIndex]);
+            expect(await (limiters[tierIndex] as RollingRateLimiter).limit(libraryId), where).to.equal(expected.blocked);
+            lastWaits.set(id, [expected.millisecondsUntilAllowed]);
+            break;
+          }
+          case 'other-limit':
+          case 'other-peek': {
+            const actual: StackRateLimitInfo =
+              operation === 'other-limit' ? await other.limitWithInfo(libraryId) : await other.wouldLimitWithInfo(libraryId);
+            const expected =
+              operation === 'other-limit' ? reference.attempt(id, now, otherOrder) : reference.peek(id, now, otherOrder);
+            expect(actual, where).to.deep.equal(expected);
+            lastWaits.set(id, [expected.millisecondsUntilAllowed]);
+            break;
+          }
+          case 'tier-limit':
+          case 'tier-peek': {
+            const limiter = limiters[tierIndex] as RollingRateLimiter;
+            const actual = operation === 'tier-limit' ? await limiter.limitWithInfo(libraryId) : await limiter.wouldLimitWithInfo(libraryId);
+            const expected =
+              operation === 'tier-limit' ? reference.attempt(id, now, [tierIndex]) : reference.peek(id, now, [tierIndex]);
+            expect(actual, where).to.deep.equal(limitInfoOf(expected));
+            lastWaits.set(id, [expected.millisecondsUntilAllowed]);
+            break;
+          }
+        }
+        decisions += 1;
+      }
+      for (const id of IDS) await stack.clear(id);
+    }
+    expect(decisions).to.be.greaterThan(schedules * 8);
+    console.log(`      stack model test: ${schedules} schedules, ${decisions} decisions compared (seed ${seed})`);
+  });
+}
