@@ -90,6 +90,12 @@ export function describeRedisBackend(backend: RedisBackend, volume: BackendVolum
         new RollingRateLimiter({ ...options, client: client(), namespace: namespaces.next(options.namespace), batch: true });
       const name = `${backend.name}, batch: true`;
       describeLimiterContract(name, batched, { countBlockedFalse: true, modelSchedules: volume.batchSchedules, useScript: true, batch: true });
+      describeStackContract(name, batched, {
+        modelSchedules: Math.ceil(volume.batchSchedules / 2),
+        useScript: true,
+        foreignLimiter: (options) => new RollingRateLimiter(options),
+        batch: true,
+      });
       describeActionIdContract(name, batched, { modelSchedules: Math.ceil(volume.batchSchedules / 2) });
       describeConcurrency(backend, () => target as RedisTarget, namespaces, true);
     }

@@ -5,7 +5,7 @@
 // then a randomized model test against the independent reference of
 // test/support/reference-stack.ts (stack-model-test.ts).
 
-import type { RollingRateLimiter } from '../../src/index.js';
+import { RateLimiterStack, type RollingRateLimiter } from '../../src/index.js';
 import { TestClock } from '../support/test-clock.js';
 import type { ContractOptions, LimiterFactory } from './limiter-contract.js';
 import { describeStackConstruction } from './stack-construction.js';
@@ -28,6 +28,8 @@ export interface StackContractOptions {
    * one namespace then never share keys, and stack together.
    */
   readonly ownStatePerLimiter?: boolean;
+  /** Whether the stacks batch their decisions (`batch: true`). */
+  readonly batch?: boolean;
 }
 
 /** What the stack contract's examples build on: the backend's factory, a fresh TestClock per test, and limiters on both. */
@@ -38,10 +40,12 @@ export interface StackFixture {
   readonly clock: TestClock;
   /** A limiter on the backend and the test's clock; each gets its own namespace unless one is given (the stack refuses duplicates). */
   readonly make: (overrides?: Partial<ContractOptions>) => RollingRateLimiter;
+  /** A stack of `limiters` with the backend's stack options (`batch`). */
+  readonly stack: (limiters: readonly RollingRateLimiter[]) => RateLimiterStack;
 }
 
 /** Sets up the fixture's hooks in the calling describe block. */
-function useStackFixture(factory: () => LimiterFactory): StackFixture {
+function useStackFixture(factory: () => LimiterFactory, batch: boolean): StackFixture {
   let create: LimiterFactory | undefined;
   let clock: TestClock | undefined;
   let tierCounter = 0;
@@ -64,15 +68,16 @@ function useStackFixture(factory: () => LimiterFactory): StackFixture {
       tierCounter += 1;
       return fixture.create({ interval: 1000, maxInInterval: 3, clock: fixture.clock.read, namespace: `tier-${tierCounter}`, ...overrides });
     },
+    stack: (limiters) => new RateLimiterStack(limiters, { batch }),
   };
   return fixture;
 }
 
 export function describeStackContract(backend: string, factory: () => LimiterFactory, options: StackContractOptions): void {
   describe(`RateLimiterStack contract on ${backend}`, () => {
-    const fixture = useStackFixture(factory);
+    const fixture = useStackFixture(factory, options.batch === true);
     describeStackDecisions(fixture);
     describeStackConstruction(fixture, options);
-    describeStackModelTest(() => fixture.create, options.modelSchedules, options.useScript === true);
+    describeStackModelTest(() => fixture.create, options.modelSchedules, options.useScript === true, fixture.stack);
   });
 }

@@ -5,7 +5,7 @@
 // (stack-contract.ts), run on every backend.
 
 import { expect } from 'chai';
-import { RateLimiterStack, type RollingRateLimiter } from '../../src/index.js';
+import type { RollingRateLimiter } from '../../src/index.js';
 import type { TestClock } from '../support/test-clock.js';
 import type { StackFixture } from './stack-contract.js';
 
@@ -37,7 +37,7 @@ export function describeStackDecisions(fixture: StackFixture): void {
     it('blocks a quick second push on the 3 s tier and the 11th in a minute on the minute tier, with the true wait', async () => {
       const perMinute = make({ namespace: 'push:minute', interval: MINUTE, maxInInterval: 10 });
       const spacing = make({ namespace: 'push:3s', interval: 3000, maxInInterval: 1 });
-      const push = new RateLimiterStack([perMinute, spacing]);
+      const push = fixture.stack([perMinute, spacing]);
 
       const first = await push.limitWithInfo('teacher');
       expect(first).to.deep.equal({
@@ -105,7 +105,7 @@ export function describeStackDecisions(fixture: StackFixture): void {
     it('with countBlocked: false, a blocked push is not recorded and the reported wait is exact', async () => {
       const perMinute = make({ namespace: 'push:minute', interval: MINUTE, maxInInterval: 10, countBlocked: false });
       const spacing = make({ namespace: 'push:3s', interval: 3000, maxInInterval: 1, countBlocked: false });
-      const push = new RateLimiterStack([perMinute, spacing]);
+      const push = fixture.stack([perMinute, spacing]);
 
       expect(await push.limit('teacher')).to.equal(false);
       clock.advanceMs(1000);
@@ -129,7 +129,7 @@ export function describeStackDecisions(fixture: StackFixture): void {
     it('reports each reason when one tier blocks on the gap and another on the count', async () => {
       const daily = make({ namespace: 'daily', interval: MINUTE, maxInInterval: 2, countBlocked: false });
       const spaced = make({ namespace: 'spaced', interval: 10_000, maxInInterval: 100, minDifference: 5000, countBlocked: false });
-      const stack = new RateLimiterStack([daily, spaced]);
+      const stack = fixture.stack([daily, spaced]);
 
       expect(await stack.limit('user')).to.equal(false); // t = 0
       clock.advanceMs(1000);
@@ -169,7 +169,7 @@ export function describeStackDecisions(fixture: StackFixture): void {
     it('a stack of one limiter reports exactly that limiter', async () => {
       const only = make({ interval: 1000, maxInInterval: 2, minDifference: 100 });
       const twin = make({ interval: 1000, maxInInterval: 2, minDifference: 100 });
-      const stack = new RateLimiterStack([only]);
+      const stack = fixture.stack([only]);
       for (let i = 0; i < 6; i += 1) {
         const info = await stack.limitWithInfo('user');
         const alone = await twin.limitWithInfo('user');
@@ -183,7 +183,7 @@ export function describeStackDecisions(fixture: StackFixture): void {
     it('a tier with countBlocked: false records nothing when another tier blocks', async () => {
       const loose = make({ namespace: 'loose', interval: 10_000, maxInInterval: 5, countBlocked: false });
       const strict = make({ namespace: 'strict', interval: 1000, maxInInterval: 1 });
-      const stack = new RateLimiterStack([loose, strict]);
+      const stack = fixture.stack([loose, strict]);
 
       expect(await stack.limitWithInfo('user')).to.include({ ...allowed, actionsRemaining: 0 });
       const before = await loose.wouldLimitWithInfo('user');
@@ -200,7 +200,7 @@ export function describeStackDecisions(fixture: StackFixture): void {
     it('a tier with countBlocked: true records the attempt even when another tier blocks', async () => {
       const counting = make({ namespace: 'counting', interval: 10_000, maxInInterval: 5, countBlocked: true });
       const strict = make({ namespace: 'strict', interval: 1000, maxInInterval: 1 });
-      const stack = new RateLimiterStack([counting, strict]);
+      const stack = fixture.stack([counting, strict]);
 
       expect(await stack.limit('user')).to.equal(false);
       expect((await counting.wouldLimitWithInfo('user')).actionsRemaining).to.equal(3);
@@ -213,7 +213,7 @@ export function describeStackDecisions(fixture: StackFixture): void {
     it('the blocking tier itself records nothing with countBlocked: false', async () => {
       const open = make({ namespace: 'open', interval: 10_000, maxInInterval: 100, countBlocked: true });
       const closed = make({ namespace: 'closed', interval: 1000, maxInInterval: 1, countBlocked: false });
-      const stack = new RateLimiterStack([open, closed]);
+      const stack = fixture.stack([open, closed]);
       expect(await stack.limit('user')).to.equal(false);
       clock.advanceMs(999);
       expect(await stack.limit('user')).to.equal(true);
@@ -229,7 +229,7 @@ export function describeStackDecisions(fixture: StackFixture): void {
       const a = make({ interval: 2000, maxInInterval: 3, minDifference: 150, countBlocked: false });
       const b = make({ interval: 1000, maxInInterval: 2, countBlocked: true });
       const c = make({ interval: 5000, maxInInterval: 4, minDifference: 300, countBlocked: false });
-      const stack = new RateLimiterStack([a, b, c]);
+      const stack = fixture.stack([a, b, c]);
       const steps = [0, 0, 100, 150, 149, 1, 300, 0, 1000, 999, 1, 2000, 5000, 50];
       for (const [i, step] of steps.entries()) {
         clock.advanceMs(step);
@@ -246,7 +246,7 @@ export function describeStackDecisions(fixture: StackFixture): void {
     it('wouldLimit on a fresh id is false and leaves every tier fresh', async () => {
       const a = make({ maxInInterval: 1 });
       const b = make({ maxInInterval: 2 });
-      const stack = new RateLimiterStack([a, b]);
+      const stack = fixture.stack([a, b]);
       for (let i = 0; i < 3; i += 1) expect(await stack.wouldLimit('fresh')).to.equal(false);
       expect(await a.limitWithInfo('fresh')).to.include({ ...allowed, actionsRemaining: 0 });
       expect(await b.limitWithInfo('fresh')).to.include({ ...allowed, actionsRemaining: 1 });
@@ -255,7 +255,7 @@ export function describeStackDecisions(fixture: StackFixture): void {
     it('clear(id) clears every tier and no other id', async () => {
       const a = make({ interval: MINUTE, maxInInterval: 1 });
       const b = make({ interval: MINUTE, maxInInterval: 5, minDifference: 10_000 });
-      const stack = new RateLimiterStack([a, b]);
+      const stack = fixture.stack([a, b]);
       await stack.limit('user');
       await stack.limit('other');
       await stack.clear('user');
@@ -268,7 +268,7 @@ export function describeStackDecisions(fixture: StackFixture): void {
     it('the limiters stay usable alone and share their state with the stack', async () => {
       const perMinute = make({ interval: MINUTE, maxInInterval: 3 });
       const spacing = make({ interval: 3000, maxInInterval: 1 });
-      const stack = new RateLimiterStack([perMinute, spacing]);
+      const stack = fixture.stack([perMinute, spacing]);
       expect(stack.limiters).to.have.length(2);
       expect(stack.limiters[0]).to.equal(perMinute);
       expect(stack.limiters[1]).to.equal(spacing);
@@ -294,8 +294,8 @@ export function describeStackDecisions(fixture: StackFixture): void {
     it('two stacks over the same limiters, in another order, share the state and report tiers in their own order', async () => {
       const a = make({ interval: MINUTE, maxInInterval: 2 });
       const b = make({ interval: 1000, maxInInterval: 5, minDifference: 500 });
-      const forward = new RateLimiterStack([a, b]);
-      const backward = new RateLimiterStack([b, a]);
+      const forward = fixture.stack([a, b]);
+      const backward = fixture.stack([b, a]);
       const first = await forward.limitWithInfo('user');
       const peek = await backward.wouldLimitWithInfo('user');
       expect(peek.tiers.map((tier) => tier.namespace)).to.deep.equal([b.namespace, a.namespace]);
@@ -305,7 +305,7 @@ export function describeStackDecisions(fixture: StackFixture): void {
     });
 
     it('treats a number id as its decimal string and rejects a bad id with a TypeError', async () => {
-      const stack = new RateLimiterStack([make({ maxInInterval: 1 }), make({ maxInInterval: 5 })]);
+      const stack = fixture.stack([make({ maxInInterval: 1 }), make({ maxInInterval: 5 })]);
       expect(await stack.limit(42)).to.equal(false);
       expect(await stack.limit('42')).to.equal(true);
       for (const bad of ['', NaN, Infinity, null, undefined, {}, true]) {

@@ -91,7 +91,12 @@ function randomOrder(random: SeededRandom, count: number): number[] {
   return indices.slice(0, random.int(1, count));
 }
 
-export function describeStackModelTest(factory: () => LimiterFactory, defaultSchedules: number, tryUseScript: boolean): void {
+export function describeStackModelTest(
+  factory: () => LimiterFactory,
+  defaultSchedules: number,
+  tryUseScript: boolean,
+  stackOf: (limiters: readonly RollingRateLimiter[]) => RateLimiterStack = (limiters) => new RateLimiterStack(limiters),
+): void {
   const schedules = Number(process.env.MODEL_SCHEDULES ?? defaultSchedules);
   const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
 
@@ -122,10 +127,10 @@ export function describeStackModelTest(factory: () => LimiterFactory, defaultSch
           ...(tryUseScript && random.chance(0.4) ? { useScript: true } : {}),
         }),
       );
-      const stack = new RateLimiterStack(limiters);
+      const stack = stackOf(limiters);
       // A second stack over some of the same limiters, in another order: it shares their state.
       const otherOrder = randomOrder(random, limiters.length);
-      const other = new RateLimiterStack(otherOrder.map((i) => limiters[i] as RollingRateLimiter));
+      const other = stackOf(otherOrder.map((i) => limiters[i] as RollingRateLimiter));
       const reference = new ReferenceStack(rules.map((tier, i) => ({ ...tier, namespace: (limiters[i] as RollingRateLimiter).namespace })));
       const lastWaits = new Map<string, number[]>();
 
