@@ -81,7 +81,10 @@ export function ipKey(address: string, ipv6Subnet: Ipv6Subnet = DEFAULT_IPV6_SUB
   if (!isIPv6(address)) return address;
   const bytes = ipv6Bytes(address);
   const mapped = bytes.subarray(0, 10).every((byte) => byte === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
-  if (mapped) return `${bytes[12]}.${bytes[13]}.${bytes[14]}.${bytes[15]}`;
+  // The deprecated IPv4-compatible notation (`::203.0.113.7`) is read as IPv4 too, as express-rate-limit does; only
+  // the dotted tail tells it from `::` or `::1`, which share its range.
+  const compatible = bytes.subarray(0, 12).every((byte) => byte === 0) && isIPv4(address.split('%', 1)[0]?.split(':').pop() ?? '');
+  if (mapped || compatible) return `${bytes[12]}.${bytes[13]}.${bytes[14]}.${bytes[15]}`;
   const bits = subnet === false ? 128 : subnet;
   for (let i = 0; i < 16; i++) {
     const keep = Math.max(0, Math.min(8, bits - 8 * i));
