@@ -11,6 +11,9 @@ import { decideBatchWithScript, type ScriptDecision } from './script-path.js';
 /** The most decisions one script call carries. */
 export const MAX_BATCH_SIZE = 256;
 
+/** The most batches out at once per slot: two keep Redis and the client busy at the same time. */
+const MAX_BATCHES_OUT = 2;
+
 interface Waiting {
   readonly decision: ScriptDecision;
   readonly resolve: (decision: StoreDecision) => void;
@@ -18,19 +21,18 @@ interface Waiting {
 }
 
 /**
- * Collects the decisions of one Redis client and sends them in batches. When
- * no batch is out, a call goes with the next microtask (a lone call does not
- * wait for company); while batches are out, calls gather until the loop has
- * read what arrived (`setImmediate`), as the callers those replies release
- * come back together. On a Cluster a batch holds the keys of one hash slot
- * (one id's, by its hash tag), so calls are grouped per slot.
+ * Collects the decisions of one Redis client and sends them in batches,
+ * keeping up to two batches out at once so that Redis decides one while the
+ * client reads the other's replies and gathers the next: a call waits only
+ * for the next microtask when fewer than two batches are out (a lone call
+ * does not wait for company), and otherwise until a batch comes back. On a
+ * Cluster a batch holds the keys of one hash slot (one id's, by its hash
+ * tag), so calls are grouped per slot, each slot with its own two.
  */
 export class DecisionBatcher {
   readonly #redis: RedisAdapter;
-  /** Decisions not sent yet, per hash slot (one group when the client is not a Cluster). */
-  readonly #waiting = new Map<number, Waiting[]>();
-  #flushScheduled = false;
-  #batchesOut = 0;
+  /** Per hash slot (one slot, 0, when the client is not a Cluster): the decisions not sent yet, and the batches out. */
+  readonly #slots = new Map<number, { waiting: Waiting[]; out: number; flushScheduled: boolean }>();
 
   constructor(redis: RedisAdapter) {
     this.#redis = redis;
@@ -39,48 +41,54 @@ export class DecisionBatcher {
   /** Decides `decision` in the next batch of its slot. */
   decide(decision: ScriptDecision): Promise<StoreDecision> {
     return new Promise((resolve, reject) => {
-      const slot = this.#redis.isCluster ? keySlot((decision.tiers[0] as { key: string }).key) : 0;
-      let group = this.#waiting.get(slot);
-      if (group === undefined) {
-        group = [];
-        this.#waiting.set(slot, group);
+      const slotNumber = this.#redis.isCluster ? keySlot((decision.tiers[0] as { key: string }).key) : 0;
+      let slot = this.#slots.get(slotNumber);
+      if (slot === undefined) {
+        slot = { waiting: [], out: 0, flushScheduled: false };
+        this.#slots.set(slotNumber, slot);
       }
-      group.push({ decision, resolve, reject });
-      if (group.length === MAX_BATCH_SIZE) {
-        this.#waiting.delete(slot);
-        this.#send(group);
-      } else if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        if (this.#batchesOut === 0) queueMicrotask(this.#flush);
-        else setImmediate(this.#flush);
+      slot.waiting.push({ decision, resolve, reject });
+      if (slot.out < MAX_BATCHES_OUT && !slot.flushScheduled) {
+        slot.flushScheduled = true;
+        const scheduled = slot;
+        queueMicrotask(() => this.#flush(slotNumber, scheduled));
       }
     });
   }
 
-  readonly #flush = (): void => {
-    this.#flushScheduled = false;
-    const groups = [...this.#waiting.values()];
-    this.#waiting.clear();
-    for (const group of groups) this.#send(group);
-  };
+  /** Sends what waits in `slot`: split in two when no batch is out, so that two are; at most 256 per batch. */
+  #flush(slotNumber: number, slot: { waiting: Waiting[]; out: number; flushScheduled: boolean }): void {
+    slot.flushScheduled = false;
+    const waiting = slot.waiting;
+    if (waiting.length === 0) return;
+    slot.waiting = [];
+    const batches = Math.max(Math.ceil(waiting.length / MAX_BATCH_SIZE), Math.min(MAX_BATCHES_OUT - slot.out, waiting.length));
+    const size = Math.ceil(waiting.length / batches);
+    for (let start = 0; start < waiting.length; start += size) this.#send(slotNumber, slot, waiting.slice(start, start + size));
+  }
 
-  #send(group: readonly Waiting[]): void {
-    this.#batchesOut += 1;
+  #send(slotNumber: number, slot: { waiting: Waiting[]; out: number; flushScheduled: boolean }, batch: readonly Waiting[]): void {
+    slot.out += 1;
+    const settled = (): void => {
+      slot.out -= 1;
+      if (slot.waiting.length > 0) this.#flush(slotNumber, slot);
+      else if (slot.out === 0) this.#slots.delete(slotNumber);
+    };
     decideBatchWithScript(
       this.#redis,
-      group.map((waiting) => waiting.decision),
+      batch.map((waiting) => waiting.decision),
     ).then(
       (outcomes) => {
-        this.#batchesOut -= 1;
+        settled();
         outcomes.forEach((outcome, i) => {
-          const waiting = group[i] as Waiting;
+          const waiting = batch[i] as Waiting;
           if (outcome instanceof Error) waiting.reject(outcome);
           else waiting.resolve(outcome);
         });
       },
       (error: unknown) => {
-        this.#batchesOut -= 1;
-        for (const waiting of group) waiting.reject(error);
+        settled();
+        for (const waiting of batch) waiting.reject(error);
       },
     );
   }

@@ -14,6 +14,9 @@ function resultsOf(replies: [error: Error | null, result: unknown][] | null): un
   return results;
 }
 
+/** Past this many arguments, a script call goes to ioredis with a Buffer argument (see `evalsha`). */
+const LONG_COMMAND_ARGUMENTS = 64;
+
 /** {@link RedisAdapter} for ioredis `Redis` and `Cluster` instances. */
 export class IORedisAdapter implements RedisAdapter {
   readonly client: IORedisLikeClient;
@@ -34,7 +37,10 @@ export class IORedisAdapter implements RedisAdapter {
   }
 
   evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.client.evalsha(sha1, keys.length, ...keys, ...args);
+    // A command with a Buffer argument is written by ioredis as one Buffer; otherwise as one string appended to
+    // argument by argument, which Node then writes slowly when there are hundreds of arguments (a batch).
+    const name = keys.length + args.length > LONG_COMMAND_ARGUMENTS ? Buffer.from(sha1) : sha1;
+    return this.client.evalsha(name as string, keys.length, ...keys, ...args);
   }
 
   eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
