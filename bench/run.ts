@@ -10,7 +10,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { startRedisServer, type RedisServer } from '../test/support/redis-server.js';
+import { startRedisServer, type RedisServer } from './support/redis-server.js';
 import { parseArgs, selected, USAGE, type BenchOptions } from './cli.js';
 import { closeClients, MEMORY_CONTENDERS, openClients, redisContenders } from './contenders/registry.js';
 import type { Contender } from './contenders/types.js';
