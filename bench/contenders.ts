@@ -78,6 +78,7 @@ const LIBRARY_MODES: readonly { mode: string; label: string; options: LimiterOpt
   { mode: 'script-cb', label: 'script path (countBlocked true, useScript)', options: { countBlocked: true, useScript: true } },
   { mode: 'stack3', label: '3-tier stack (s/min/day, countBlocked false)', options: { countBlocked: false }, stack: true },
   { mode: 'redisclock', label: "clock 'redis' (script, countBlocked true)", options: { clock: 'redis' }, only: 'ioredis' },
+  { mode: 'batch', label: 'script path, batch: true (countBlocked false)', options: { countBlocked: false, batch: true } },
 ];
 
 /** The library's key layout, `<namespace>:{<id>}` (these ids need no escaping). */

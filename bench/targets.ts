@@ -44,6 +44,8 @@ export const TARGETS: readonly TargetRow[] = [
   { name: 'script path / rolling-rate-limiter, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'rrl@{client} many-c{c}', info: true },
   { name: 'script path / rate-limiter-flexible, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'rlf@{client} many-c{c}', info: true },
   { name: 'script path / one PING per decision, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'floor-ping@{client} many-c{c}', info: true },
+  { name: 'batch: true / script path, {client}, many ids, c{c}', a: 'lib-batch@{client} many-c{c}', b: 'lib-script@{client} many-c{c}', info: true },
+  { name: 'batch: true / one PING per decision, {client}, many ids, c{c}', a: 'lib-batch@{client} many-c{c}', b: 'floor-ping@{client} many-c{c}', info: true },
   { name: '3-tier stack / one script-path limiter, {client}, many ids, c{c}', a: 'lib-stack3@{client} many-c{c}', b: 'lib-script@{client} many-c{c}', info: true },
   { name: 'hot id / many ids (a hot id costs no more), default path, {client}, c{c}', a: 'lib-multi@{client} hot-c{c}', b: 'lib-multi@{client} many-c{c}', min: 0.8, info: true },
   { name: 'hot id / many ids (a hot id costs no more), script path, {client}, c{c}', a: 'lib-script@{client} hot-c{c}', b: 'lib-script@{client} many-c{c}', min: 0.8, info: true },
