@@ -64,7 +64,8 @@ interface Table {
 
 const integer = (value: number): string => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–');
 const fixed = (digits: number) => (value: number): string => (Number.isFinite(value) ? value.toFixed(digits) : '–');
-const ratioText = (value: number): string => (Number.isFinite(value) ? `${value >= 10 ? value.toFixed(1) : value.toFixed(2)}×` : '–');
+const ratioText = (value: number): string =>
+  Number.isFinite(value) ? `${value >= 10 ? value.toFixed(1) : value >= 0.01 ? value.toFixed(2) : value.toPrecision(2)}×` : '–';
 
 /** The median over runs of one figure of a throughput cell, as text ('' when not measured). */
 function cell(results: BenchResults, contender: string, scenario: string, pick: (record: ThroughputRecord) => number | undefined, format = integer): string {
