@@ -1,112 +1,104 @@
-// The measuring loop: `concurrency` workers in this one Node process, each
-// awaiting one decision after another until the deadline, all drawing ids
-// from one shared sequence. A measurement is made of slices (interleaved with
-// other contenders' slices by the caller); decisions per second count every
-// decision that completed, over the time until the last worker finished. At
-// concurrency 1 each call's latency is recorded too.
+// The measuring loop, the workloads it runs, and the small statistics the report needs.
 
-import { percentile } from './stats.js';
+import type { Rules } from './contenders.js';
 
-/** Where ids come from: `ids[i % ids.length]` for the i-th call. */
-export type IdSource = readonly string[];
-
-/** One slice of a measurement. */
+/** One slice of a throughput measurement. */
 export interface Slice {
   readonly decisions: number;
   readonly blocked: number;
   readonly elapsedMs: number;
-  /** Per-call latencies in µs (concurrency 1 only). */
-  readonly latencies?: Float64Array;
+  /** Client CPU (user + system) of the process that made the decisions, µs. */
+  readonly cpuUs: number;
 }
 
-/** A whole measurement, summed over its slices. */
-export interface Sample {
-  readonly decisions: number;
-  readonly blocked: number;
-  readonly elapsedMs: number;
-  readonly perSecond: number;
-  /** Latency percentiles in µs (concurrency 1 only). */
-  readonly p50Us?: number;
-  readonly p99Us?: number;
+/** Per-call latencies in µs, kept in a buffer allocated once (the rest of the calls are counted, not kept). */
+export interface Latencies {
+  readonly values: Float64Array;
+  count: number;
 }
-
-/** Most latencies kept per slice (the rest still count as decisions). */
-const MAX_LATENCIES = 1 << 21;
-let scratch: Float64Array | undefined;
 
 /**
- * Runs decisions for `durationMs` at `concurrency`; a failing decision
- * rejects the whole slice (after the workers stop).
+ * `concurrency` workers, each awaiting one decision after another until
+ * `durationMs` has passed, drawing ids from one shared cursor. A failing
+ * decision fails the slice. Latencies are kept only when given a buffer.
  */
 export async function measure(
   decide: (id: string) => Promise<boolean>,
-  ids: IdSource,
+  ids: readonly string[],
   concurrency: number,
   durationMs: number,
-  cursor = { next: 0 },
+  cursor: { next: number },
+  latencies?: Latencies,
 ): Promise<Slice> {
-  const latencies = concurrency === 1 ? (scratch ??= new Float64Array(MAX_LATENCIES)) : undefined;
-  let recorded = 0;
   let decisions = 0;
   let blocked = 0;
-  let failure: unknown;
+  const cpu = process.cpuUsage();
   const started = performance.now();
   const deadline = started + durationMs;
-
   const worker = async (): Promise<void> => {
-    while (failure === undefined) {
-      const before = performance.now();
-      if (before >= deadline) return;
-      const id = ids[cursor.next++ % ids.length] as string;
-      try {
-        if (await decide(id)) blocked += 1;
-      } catch (error) {
-        failure ??= error;
-        return;
-      }
+    for (let before = performance.now(); before < deadline; before = performance.now()) {
+      if (await decide(ids[cursor.next++ % ids.length]!)) blocked += 1;
       decisions += 1;
-      if (latencies !== undefined && recorded < MAX_LATENCIES) latencies[recorded++] = (performance.now() - before) * 1000;
+      if (latencies !== undefined && latencies.count < latencies.values.length) latencies.values[latencies.count++] = (performance.now() - before) * 1000;
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  const elapsedMs = performance.now() - started;
-  if (failure !== undefined) throw failure instanceof Error ? failure : new Error('a decision failed', { cause: failure });
-  return { decisions, blocked, elapsedMs, ...(latencies === undefined ? {} : { latencies: latencies.slice(0, recorded) }) };
+  const { user, system } = process.cpuUsage(cpu);
+  return { decisions, blocked, elapsedMs: performance.now() - started, cpuUs: user + system };
 }
 
-/** Sums slices into one sample, with latency percentiles over all of them. */
-export function summarize(slices: readonly Slice[]): Sample {
-  let decisions = 0;
-  let blocked = 0;
-  let elapsedMs = 0;
-  let latencyCount = 0;
-  for (const slice of slices) {
-    decisions += slice.decisions;
-    blocked += slice.blocked;
-    elapsedMs += slice.elapsedMs;
-    latencyCount += slice.latencies?.length ?? 0;
-  }
-  const sample: Sample = { decisions, blocked, elapsedMs, perSecond: (decisions * 1000) / elapsedMs };
-  if (latencyCount === 0) return sample;
-  const all = new Float64Array(latencyCount);
-  let at = 0;
-  for (const slice of slices) {
-    if (slice.latencies === undefined) continue;
-    all.set(slice.latencies, at);
-    at += slice.latencies.length;
-  }
-  all.sort();
-  return { ...sample, p50Us: percentile(all, 50), p99Us: percentile(all, 99) };
-}
-
-/** Runs `count` decisions at `concurrency` (for filling windows), ignoring the answers. */
+/** `count` decisions for one id at `concurrency` (to fill a window), answers ignored. */
 export async function drive(decide: (id: string) => Promise<boolean>, id: string, count: number, concurrency: number): Promise<void> {
   let left = count;
   const worker = async (): Promise<void> => {
-    while (left > 0) {
-      left -= 1;
-      await decide(id);
-    }
+    while (left-- > 0) await decide(id);
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
 }
+
+/** The median of the finite values (the mean of the middle two for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** The p-th percentile (nearest rank) of sorted values. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  return sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** What every contender of a throughput scenario is given: the same rules, ids and calls in flight. */
+export interface Scenario {
+  /** e.g. `many-c64`, `memory-hot`. */
+  readonly id: string;
+  readonly label: string;
+  readonly kind: 'redis' | 'memory';
+  readonly rules: Rules;
+  readonly ids: readonly string[];
+  readonly concurrency: number;
+}
+
+/** 10 per minute on Redis (the README's push-notification rule without the gap), 100 per minute in memory. */
+export const RULES = { redis: { interval: 60_000, maxInInterval: 10, minDifference: 0 }, memory: { interval: 60_000, maxInInterval: 100, minDifference: 0 } };
+/** 100,000 ids in a scrambled but fixed order (7919 is coprime with 100,000). */
+const MANY_IDS = Array.from({ length: 100_000 }, (_, i) => `user${(i * 7919) % 100_000}`);
+
+export const SCENARIOS: readonly Scenario[] = (
+  [
+    ['redis', 'many', 1],
+    ['redis', 'many', 64],
+    ['redis', 'hot', 1],
+    ['redis', 'hot', 64],
+    ['memory', 'many', 1],
+    ['memory', 'hot', 1],
+  ] as const
+).map(([kind, shape, concurrency]) => ({
+  id: kind === 'memory' ? `memory-${shape}` : `${shape}-c${concurrency}`,
+  label: `${kind === 'redis' ? 'Redis' : 'in memory'}: ${shape === 'many' ? '100k ids, mostly allowed' : 'one hot id, mostly blocked'}, max ${RULES[kind].maxInInterval}/min, ${concurrency} in flight`,
+  kind,
+  rules: RULES[kind],
+  ids: shape === 'many' ? MANY_IDS : ['hot-user'],
+  concurrency,
+}));

@@ -1,192 +1,153 @@
-// The performance targets, each computed as a ratio from one run's results
-// (throughput ratios are taken between slices of the same round, then their
-// median over every round of every run) and judged pass / fail. Printed as the
-// second table and kept in latest.md. The targets are exactly these:
-// - the default path (MULTI) ≥ 0.9× a bare MULTI of its own commands, and the
-//   script path (one limiter, and the 3-tier stack) ≥ 0.9× a bare EVALSHA of
-//   the decide script with its own arguments, on ioredis and node-redis;
-// - a hot id ≥ 20× rolling-rate-limiter's, on every path;
-// - bytes per decision flat from maxInInterval 10 to 10,000 (≤ 1.5×);
-// - `useScript` ≥ 2× the MULTI path at 64 calls in flight on ioredis.
+// The targets, as rows: one measured cell divided by another, and the bound
+// the ratio should meet. A cell is `<contender> <measure>`: a throughput
+// scenario (`many-c64`, `hot-c1`, `memory-many`) or a footprint entry
+// (`bytes@10000`, `flood members`, `heap-2nd`, see footprint.ts); a number
+// stands for itself. `{client}` and `{c}` expand to both clients and both
+// concurrencies. A throughput ratio pairs slices: slice k of one cell over
+// slice k of the other, taken in the same round under the same load, and
+// takes the median of every pair of every run.
 //
-// Two kinds of rows are not goals of this library:
-// - `ceiling:` rows measure a bound (a bare PING, a bare script or MULTI)
-//   against the same reference as a target, and follow the target they bound:
-//   when one misses, the target it bounds cannot be reached on this machine by
-//   any limiter of that shape;
-// - informational rows (goal marked "(info)", result yes / no) document a
-//   comparison or a trade-off, and never count as a miss.
+// Rows marked `info` document a comparison (yes / no against their bound, or
+// no bound at all) and never count as a miss. The contenders that rows
+// compare are measured next to each other in every round (measuringOrder).
 
-import { bytesOf, keyMemoryOf, measured, throughputRatio, type BenchResults, type RunRatio } from './results.js';
+import { median, SCENARIOS } from './measure.js';
+import type { Footprint } from './footprint.js';
+import type { ThroughputRecord } from './throughput.js';
 
-export interface TargetResult {
-  readonly target: string;
-  /** What is divided by what. */
-  readonly measure: string;
-  /** e.g. `≥ 0.9`. */
-  readonly goal: string;
+export interface TargetRow {
+  readonly name: string;
+  readonly a: string;
+  readonly b: string | number;
+  readonly min?: number;
+  readonly max?: number;
+  readonly info?: true;
+}
+
+export const TARGETS: readonly TargetRow[] = [
+  // Each path against the bare request it sends: what is left is the library's own work in the client.
+  { name: 'default path / bare MULTI of its commands, {client}, many ids, c{c}', a: 'lib-multi@{client} many-c{c}', b: 'floor-multi@{client} many-c{c}', min: 0.9 },
+  { name: 'script path / bare EVALSHA of the decide script, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'floor-lua@{client} many-c{c}', min: 0.9 },
+  { name: '3-tier stack / bare EVALSHA over 3 tiers, {client}, many ids, c{c}', a: 'lib-stack3@{client} many-c{c}', b: 'floor-lua-stack3@{client} many-c{c}', min: 0.9 },
+  { name: 'control: bare EVALSHA / the same floor again, ioredis, many ids, c{c}', a: 'control-floor-lua@ioredis many-c{c}', b: 'floor-lua@ioredis many-c{c}', min: 0.9, max: 1.1, info: true },
+  // A hot, mostly blocked id against rolling-rate-limiter's, which sends back its whole window on every call.
+  { name: 'hot id, default path / rolling-rate-limiter, {client}, c{c}', a: 'lib-multi@{client} hot-c{c}', b: 'rrl@{client} hot-c{c}', min: 20 },
+  { name: 'hot id, script path / rolling-rate-limiter, {client}, c{c}', a: 'lib-script@{client} hot-c{c}', b: 'rrl@{client} hot-c{c}', min: 20 },
+  { name: 'bound: hot id, bare MULTI / rolling-rate-limiter, {client}, c{c}', a: 'floor-multi@{client} hot-c{c}', b: 'rrl@{client} hot-c{c}', min: 20, info: true },
+  { name: 'bytes per decision, max 10,000 / max 10, default path', a: 'lib-multi@ioredis bytes@10000', b: 'lib-multi@ioredis bytes@10', max: 1.5 },
+  { name: 'bytes per decision, max 10,000 / max 10, script path', a: 'lib-script@ioredis bytes@10000', b: 'lib-script@ioredis bytes@10', max: 1.5 },
+  { name: 'useScript / default path (both countBlocked true), ioredis, many ids, c64', a: 'lib-script-cb@ioredis many-c64', b: 'lib-multi@ioredis many-c64', min: 2 },
+  { name: 'useScript / default path, ioredis, many ids, c1', a: 'lib-script-cb@ioredis many-c1', b: 'lib-multi@ioredis many-c1', min: 1, info: true },
+  { name: 'useScript / default path, node-redis5, many ids, c{c}', a: 'lib-script-cb@node-redis5 many-c{c}', b: 'lib-multi@node-redis5 many-c{c}', min: 1, info: true },
+  // The libraries users would otherwise pick. rate-limiter-flexible counts in fixed windows: less work, weaker guarantees.
+  { name: 'default path / rolling-rate-limiter, {client}, many ids, c{c}', a: 'lib-multi@{client} many-c{c}', b: 'rrl@{client} many-c{c}', info: true },
+  { name: 'script path / rolling-rate-limiter, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'rrl@{client} many-c{c}', info: true },
+  { name: 'script path / rate-limiter-flexible, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'rlf@{client} many-c{c}', info: true },
+  { name: 'script path / one PING per decision, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'floor-ping@{client} many-c{c}', info: true },
+  { name: 'batch: true / script path, {client}, many ids, c{c}', a: 'lib-batch@{client} many-c{c}', b: 'lib-script@{client} many-c{c}', info: true },
+  { name: 'batch: true / one PING per decision, {client}, many ids, c{c}', a: 'lib-batch@{client} many-c{c}', b: 'floor-ping@{client} many-c{c}', info: true },
+  { name: '3-tier stack / one script-path limiter, {client}, many ids, c{c}', a: 'lib-stack3@{client} many-c{c}', b: 'lib-script@{client} many-c{c}', info: true },
+  { name: 'hot id / many ids (a hot id costs no more), default path, {client}, c{c}', a: 'lib-multi@{client} hot-c{c}', b: 'lib-multi@{client} many-c{c}', min: 0.8, info: true },
+  { name: 'hot id / many ids (a hot id costs no more), script path, {client}, c{c}', a: 'lib-script@{client} hot-c{c}', b: 'lib-script@{client} many-c{c}', min: 0.8, info: true },
+  { name: 'in memory / rolling-rate-limiter, many ids', a: 'lib-memory memory-many', b: 'rrl-memory memory-many', info: true },
+  { name: 'in memory / rolling-rate-limiter, hot id', a: 'lib-memory memory-hot', b: 'rrl-memory memory-hot', info: true },
+  { name: 'in memory / rate-limiter-flexible, many ids', a: 'lib-memory memory-many', b: 'rlf-memory memory-many', info: true },
+  { name: 'members after a 20,000-attempt flood / (max + 1), default path', a: 'lib-multi@ioredis flood members', b: 11, max: 1, info: true },
+  { name: 'members after a 20,000-attempt flood / (max + 1), script path', a: 'lib-script@ioredis flood members', b: 11, max: 1, info: true },
+  { name: "key size after a 20,000-attempt flood / rolling-rate-limiter's", a: 'lib-multi@ioredis flood bytes', b: 'rrl@ioredis flood bytes', max: 1, info: true },
+  { name: 'in-memory heap after a 2nd million ids (1st expired) / after the 1st', a: 'lib-memory heap-2nd', b: 'lib-memory heap', max: 1.25, info: true },
+];
+
+export interface BenchData {
+  readonly throughput: readonly ThroughputRecord[];
+  readonly footprint: Footprint;
+}
+
+export interface TargetResult extends TargetRow {
+  readonly b: string;
   readonly ratio: number;
-  /** Smallest and largest per-run ratio (throughput targets with several runs). */
+  readonly result: 'pass' | 'MISS' | 'yes' | 'no' | '';
+  /** Throughput: how many slice pairs the ratio is the median of, and the range of the per-run medians. */
+  readonly pairs?: number;
   readonly spread?: readonly [number, number];
-  readonly pass: boolean;
-  /** An informational row: it documents, it is not a goal (shown as yes / no, never as a miss). */
-  readonly informational?: true;
 }
 
-type Bound = { readonly atLeast: number } | { readonly atMost: number } | { readonly within: readonly [number, number] } | { readonly below: number };
-/** A bound the ratio is judged against; `informational` rows document rather than judge. */
-type Goal = Bound & { readonly informational?: true };
-
-function boundText(goal: Bound): string {
-  if ('atLeast' in goal) return `≥ ${goal.atLeast}`;
-  if ('atMost' in goal) return `≤ ${goal.atMost}`;
-  if ('below' in goal) return `< ${goal.below}`;
-  return `${goal.within[0]} to ${goal.within[1]}`;
-}
-
-function goalText(goal: Goal): string {
-  return goal.informational === true ? `${boundText(goal)} (info)` : boundText(goal);
-}
-
-function passes(goal: Goal, value: number): boolean {
-  if (!Number.isFinite(value)) return false;
-  if ('atLeast' in goal) return value >= goal.atLeast;
-  if ('atMost' in goal) return value <= goal.atMost;
-  if ('below' in goal) return value < goal.below;
-  return value >= goal.within[0] && value <= goal.within[1];
-}
-
-const CONCURRENCIES = [1, 64] as const;
-const CLIENTS = ['ioredis', 'node-redis5'] as const;
-
-/** The library's Redis paths, by contender id part and by the words the target names use. */
-const PATHS = [
-  { id: 'multi', name: 'multi path' },
-  { id: 'script', name: 'script path' },
-  { id: 'script-cb', name: 'script option (countBlocked true)' },
-] as const;
-
-/** Every target whose inputs were measured in this run (so `--only` runs judge only what they measured). */
-export function computeTargets(results: BenchResults): TargetResult[] {
-  const out: TargetResult[] = [];
-  const add = (target: string, measure: string, goal: Goal, value: RunRatio | number): void => {
-    const ratio = typeof value === 'number' ? value : value.median;
-    const spread = typeof value === 'number' || value.runs < 2 ? undefined : ([value.min, value.max] as const);
-    const pairs = typeof value === 'number' || value.pairs === undefined ? '' : `, ${value.pairs} paired slices`;
-    out.push({
-      target,
-      measure: `${measure}${pairs}`,
-      goal: goalText(goal),
-      ratio,
-      ...(spread === undefined ? {} : { spread }),
-      pass: passes(goal, ratio),
-      ...(goal.informational === true ? { informational: true as const } : {}),
-    });
-  };
-  const throughput = (target: string, goal: Goal, a: [string, string], b: [string, string]): void => {
-    if (!measured(results, a[0], a[1]) || !measured(results, b[0], b[1])) return;
-    add(target, `${a[1]} ${a[0]} / ${b[1]} ${b[0]}`, goal, throughputRatio(results, { scenario: a[0], contender: a[1] }, { scenario: b[0], contender: b[1] }));
-  };
-
-  const info = (bound: Bound): Goal => ({ ...bound, informational: true });
-
-  for (const client of CLIENTS) {
-    for (const c of CONCURRENCIES) {
-      const many = `redis-many-c${c}`;
-      throughput(`default path vs bare MULTI of its commands, ${client}, many ids, c${c}`, { atLeast: 0.9 }, [many, `lib-multi@${client}`], [many, `floor-multi@${client}`]);
-      throughput(`script path vs bare EVALSHA of the decide script, ${client}, many ids, c${c}`, { atLeast: 0.9 }, [many, `lib-script@${client}`], [many, `floor-lua@${client}`]);
-      throughput(`script path, 3-tier stack vs bare EVALSHA of the decide script (3 tiers), ${client}, many ids, c${c}`, { atLeast: 0.9 }, [many, `lib-stack3@${client}`], [many, `floor-lua-stack3@${client}`]);
-    }
-  }
-  for (const c of CONCURRENCIES) {
-    const many = `redis-many-c${c}`;
-    throughput(`control: bare EVALSHA vs its identical twin, ioredis, many ids, c${c} (how far apart equals read)`, info({ within: [0.9, 1.1] }), [many, 'control-floor-lua@ioredis'], [many, 'floor-lua@ioredis']);
-  }
-  for (const path of PATHS) {
-    for (const c of CONCURRENCIES) {
-      throughput(`hot id, ${path.name}, c${c}, vs rolling-rate-limiter`, { atLeast: 20 }, [`redis-hot-c${c}`, `lib-${path.id}@ioredis`], [`redis-hot-c${c}`, 'rrl@ioredis']);
-    }
-  }
-  throughput(
-    'ceiling: PING round trip vs rolling-rate-limiter, hot id, c1 (the most any Redis limiter can reach)',
-    { atLeast: 20 },
-    ['redis-hot-c1', 'floor-ping@ioredis'],
-    ['redis-hot-c1', 'rrl@ioredis'],
+/** Every row with its `{client}` and `{c}` expanded. */
+function expanded(): TargetRow[] {
+  return TARGETS.flatMap((row) =>
+    (row.name.includes('{client}') ? ['ioredis', 'node-redis5'] : ['']).flatMap((client) =>
+      (row.name.includes('{c}') ? ['1', '64'] : ['']).map((c) => {
+        const fill = (text: string): string => text.replaceAll('{client}', client).replaceAll('{c}', c);
+        return { ...row, name: fill(row.name), a: fill(row.a), b: typeof row.b === 'number' ? row.b : fill(row.b) };
+      }),
+    ),
   );
-  // The least work on the same path as the hot-id targets: the bare script (script path) and the bare MULTI (MULTI path).
-  for (const c of CONCURRENCIES) {
-    const hot = `redis-hot-c${c}`;
-    throughput(`ceiling: bare EVALSHA vs rolling-rate-limiter, hot id, c${c}`, { atLeast: 20 }, [hot, 'floor-lua@ioredis'], [hot, 'rrl@ioredis']);
-    throughput(`ceiling: bare MULTI vs rolling-rate-limiter, hot id, c${c}`, { atLeast: 20 }, [hot, 'floor-multi@ioredis'], [hot, 'rrl@ioredis']);
-  }
-  for (const client of CLIENTS) {
-    for (const path of PATHS) {
-      const id = `lib-${path.id}@${client}`;
-      const large = bytesOf(results, id, 10_000);
-      const small = bytesOf(results, id, 10);
-      if (Number.isFinite(large) || Number.isFinite(small)) add(`bytes per decision, max 10,000 vs max 10, ${path.name}, ${client}`, `${id} ${large.toFixed(0)} B / ${small.toFixed(0)} B`, { atMost: 1.5 }, large / small);
-    }
-  }
-  throughput('useScript: script option vs MULTI path, countBlocked true, ioredis, many ids, c64', { atLeast: 2 }, ['redis-many-c64', 'lib-script-cb@ioredis'], ['redis-many-c64', 'lib-multi@ioredis']);
+}
 
-  // Information only. The default path against rolling-rate-limiter, and the bare MULTI that bounds it: the
-  // default path's MULTI sends more commands than rolling-rate-limiter's four, and ioredis's cost is per command.
-  for (const c of CONCURRENCIES) {
-    const many = `redis-many-c${c}`;
-    throughput(`default path vs rolling-rate-limiter, many ids, c${c}`, info({ atLeast: 1 }), [many, 'lib-multi@ioredis'], [many, 'rrl@ioredis']);
-    throughput(`bare MULTI of the default path's commands vs rolling-rate-limiter, many ids, c${c}`, info({ atLeast: 1 }), [many, 'floor-multi@ioredis'], [many, 'rrl@ioredis']);
-  }
-  for (const client of CLIENTS) {
-    for (const c of CONCURRENCIES) {
-      if (client === 'ioredis' && c === 64) continue;
-      const many = `redis-many-c${c}`;
-      throughput(`useScript: script option vs MULTI path, countBlocked true, ${client}, many ids, c${c}`, info({ atLeast: 1 }), [many, `lib-script-cb@${client}`], [many, `lib-multi@${client}`]);
-    }
-  }
-  for (const client of CLIENTS) {
-    for (const path of PATHS) {
-      for (const c of CONCURRENCIES) {
-        const id = `lib-${path.id}@${client}`;
-        // A hot id costs no more than a cold one (0.8 leaves room for noise). It may cost less: a blocked attempt
-        // that is not counted writes nothing, so a mostly blocked id is cheaper by design.
-        throughput(`hot id vs many ids (costs no more than cold), ${path.name}, ${client}, c${c}`, info({ atLeast: 0.8 }), [`redis-hot-c${c}`, id], [`redis-many-c${c}`, id]);
-      }
-    }
-  }
-  for (const client of CLIENTS) {
-    for (const c of CONCURRENCIES) {
-      const many = `redis-many-c${c}`;
-      throughput(`3-tier stack vs single script-path limiter, ${client}, many ids, c${c}`, info({ atLeast: 0.7 }), [many, `lib-stack3@${client}`], [many, `lib-script@${client}`]);
-    }
-  }
-  throughput('in-memory vs rolling-rate-limiter InMemory, many ids, max 100', info({ atLeast: 10 }), ['memory-many-c1', 'lib-memory'], ['memory-many-c1', 'rrl-memory']);
-  throughput('minimal in-memory rolling window vs rolling-rate-limiter InMemory, many ids, max 100', info({ atLeast: 10 }), ['memory-many-c1', 'floor-memory-window'], ['memory-many-c1', 'rrl-memory']);
-  throughput('in-memory vs rolling-rate-limiter InMemory, hot id, max 100', info({ atLeast: 10 }), ['memory-hot-c1', 'lib-memory'], ['memory-hot-c1', 'rrl-memory']);
+const split = (cell: string): [contender: string, measure: string] => [cell.slice(0, cell.indexOf(' ')), cell.slice(cell.indexOf(' ') + 1)];
+const isThroughput = (cell: string): boolean => SCENARIOS.some((s) => s.id === split(cell)[1]);
 
-  const rolling = keyMemoryOf(results, 'rrl@ioredis', 'after flood');
-  for (const path of PATHS) {
-    const id = `lib-${path.id}@ioredis`;
-    const flood = keyMemoryOf(results, id, 'after flood');
-    if (flood?.members === undefined) continue;
-    const limit = 10 + 1;
-    add(`members after a 20,000-attempt flood ≤ max + 1, ${path.name}`, `${id} ZCARD ${flood.members} / ${limit}`, info({ atMost: 1 }), flood.members / limit);
-    if (rolling?.bytesPerMember !== undefined && flood.bytesPerMember !== undefined) {
-      add(
-        `bytes per member after the flood vs rolling-rate-limiter, ${path.name}`,
-        `${flood.bytesPerMember.toFixed(1)} B / ${rolling.bytesPerMember.toFixed(1)} B`,
-        info({ below: 1 }),
-        flood.bytesPerMember / rolling.bytesPerMember,
-      );
+/**
+ * The contenders that rows compare by throughput, goals first, each placed
+ * next to the one it is first compared with, on a side not already taken by
+ * an earlier pair.
+ */
+export function measuringOrder(): string[] {
+  const order: string[] = [];
+  const paired = new Set<string>();
+  const place = (newcomer: string, partner: string): void => {
+    const at = order.indexOf(partner);
+    const free = (neighbour: string | undefined): boolean => neighbour === undefined || !paired.has(`${neighbour} ${partner}`);
+    order.splice(free(order[at + 1]) ? at + 1 : free(order[at - 1]) ? at : order.length, 0, newcomer);
+    paired.add(`${newcomer} ${partner}`).add(`${partner} ${newcomer}`);
+  };
+  for (const { a, b } of [...expanded()].sort((x, y) => Number(x.info === true) - Number(y.info === true))) {
+    if (typeof b !== 'string' || !isThroughput(a) || !isThroughput(b)) continue;
+    const [x, y] = [split(a)[0], split(b)[0]];
+    if (!order.includes(x) && !order.includes(y)) order.push(...new Set([x, y]));
+    if (x !== y) paired.add(`${x} ${y}`).add(`${y} ${x}`);
+    if (!order.includes(y)) place(y, x);
+    if (!order.includes(x)) place(x, y);
+  }
+  return order;
+}
+
+/** Paired-slice ratio of two throughput cells over every run. */
+function throughputRatio(data: BenchData, a: string, b: string): Pick<TargetResult, 'ratio' | 'pairs' | 'spread'> | undefined {
+  const find = (run: number, cell: string): ThroughputRecord | undefined => {
+    const [contender, scenario] = split(cell);
+    return data.throughput.find((r) => r.run === run && r.contender === contender && r.scenario === scenario);
+  };
+  const pooled: number[] = [];
+  const perRun: number[] = [];
+  let seen = false;
+  for (const run of new Set(data.throughput.map((r) => r.run))) {
+    const [top, bottom] = [find(run, a), find(run, b)];
+    seen ||= top !== undefined && bottom !== undefined;
+    if (top?.slices === undefined || bottom?.slices === undefined) continue;
+    const pairs = top.slices.slice(0, bottom.slices.length).map((value, k) => value / bottom.slices![k]!).filter(Number.isFinite);
+    pooled.push(...pairs);
+    perRun.push(median(pairs));
+  }
+  if (!seen) return undefined;
+  return { ratio: median(pooled), pairs: pooled.length, ...(perRun.length > 1 ? { spread: [Math.min(...perRun), Math.max(...perRun)] as const } : {}) };
+}
+
+/** Every row whose cells were measured (so an `--only` run judges only what it measured). */
+export function evaluateTargets(data: BenchData): TargetResult[] {
+  return expanded().flatMap((row): TargetResult[] => {
+    const { b } = row;
+    let measured: Pick<TargetResult, 'ratio' | 'pairs' | 'spread'> | undefined;
+    if (typeof b === 'string' && isThroughput(row.a) && isThroughput(b)) measured = throughputRatio(data, row.a, b);
+    else {
+      const value = (cell: string | number): number | undefined => (typeof cell === 'number' ? cell : (data.footprint[cell] as number | undefined));
+      const [top, bottom] = [value(row.a), value(b)];
+      if (top !== undefined || bottom !== undefined) measured = { ratio: (top ?? Number.NaN) / (bottom ?? Number.NaN) };
     }
-  }
-  const heap = results.heap.find((record) => record.contender === 'lib-memory');
-  if (heap?.error === undefined && heap?.heapPerMillionIdsAfterSecondWave !== undefined) {
-    add(
-      'in-memory heap bounded: after a second wave of 1M ids (first expired) vs after the first',
-      `${(heap.heapPerMillionIdsAfterSecondWave / 2 ** 20).toFixed(0)} MiB / ${(heap.heapPerMillionIds / 2 ** 20).toFixed(0)} MiB`,
-      info({ atMost: 1.25 }),
-      heap.heapPerMillionIdsAfterSecondWave / heap.heapPerMillionIds,
-    );
-  }
-  return out;
+    if (measured === undefined) return [];
+    const bounded = row.min !== undefined || row.max !== undefined;
+    const pass = Number.isFinite(measured.ratio) && measured.ratio >= (row.min ?? -Infinity) && measured.ratio <= (row.max ?? Infinity);
+    const result = row.info === true ? (bounded ? (pass ? 'yes' : 'no') : '') : pass ? 'pass' : 'MISS';
+    return [{ ...row, b: String(b), ...measured, result }];
+  });
 }
