@@ -100,7 +100,13 @@ export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
           timeoutMs: Math.max(...cores.map((core) => core.options.timeoutMs)),
           batch,
           onStoreError: normalizeStoreErrorPolicy(options.onStoreError),
-          present: (infos) => ({ ...combine(infos), tiers: infos }),
+          present: (infos, tiers) => {
+            const tierInfos = infos.map((info, i): TierRateLimitInfo => {
+              const { namespace, interval, maxInInterval } = tiers[i] as TierSpec;
+              return { ...info, namespace, interval, maxInInterval };
+            });
+            return { ...combine(tierInfos), tiers: tierInfos };
+          },
           circuitBreaker: normalizeCircuitBreakerOption(options.circuitBreaker),
         },
       ),

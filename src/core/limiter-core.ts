@@ -12,7 +12,7 @@ import { localMicroseconds, millisecondsToMicroseconds, type MicrosecondClock } 
 import { KeyBuilder } from './identity.js';
 import type { NormalizedOptions } from './options.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
-import { TieredCore, type TierInfo } from './tiered-core.js';
+import { TieredCore } from './tiered-core.js';
 
 /** The core of one limiter with these (normalized) options. */
 export function limiterCore(options: NormalizedOptions): TieredCore<RateLimitInfo> {
@@ -40,7 +40,8 @@ export function limiterCore(options: NormalizedOptions): TieredCore<RateLimitInf
       timeoutMs: options.timeout,
       batch: options.batch,
       onStoreError: options.onStoreError,
-      present: ownInfo,
+      // A single limiter's info is its one tier's numbers.
+      present: ([info]) => info as RateLimitInfo,
       circuitBreaker: options.circuitBreaker,
     },
   );
@@ -88,13 +89,6 @@ export function checkBatch(batch: boolean, store: Store, useScript: boolean | un
   if (useScript === false) {
     throw new UnsupportedError('`batch: true` decides with the Lua script, and `useScript: false` asks for plain commands');
   }
-}
-
-/** A single limiter's info: its one tier's numbers, without the tier's identity. */
-function ownInfo([tier]: readonly TierInfo[]): RateLimitInfo {
-  const { blocked, blockedDueToCount, blockedDueToMinDifference, actionsRemaining, millisecondsUntilAllowed, storeFailure } = tier as TierInfo;
-  const info = { blocked, blockedDueToCount, blockedDueToMinDifference, actionsRemaining, millisecondsUntilAllowed };
-  return storeFailure === undefined ? info : { ...info, storeFailure };
 }
 
 /** Wraps a user's clock so that a value that is not an integer number of microseconds is a clear error. */

@@ -6,7 +6,7 @@
 
 import { describeOutcome, type WindowRule } from './decision-model.js';
 import { normalizeId, storedActionId, type KeyBuilder, type LimiterId } from './identity.js';
-import type { RateLimitInfo, TierRateLimitInfo } from './rate-limit-info.js';
+import type { RateLimitInfo } from './rate-limit-info.js';
 import type { MicrosecondClock } from './clock.js';
 import type { Store, Tier } from '../stores/store.js';
 import { decideOnStoreError, isStoreFailure, undoWithPolicy, type StoreErrorPolicy } from '../resilience/store-error-policy.js';
@@ -27,9 +27,6 @@ export interface TierSpec {
   readonly maxInInterval: number;
 }
 
-/** One tier's numbers, and which limiter it is. */
-export type TierInfo = TierRateLimitInfo;
-
 /** How a core is set up by the face that owns it. */
 export interface CoreOptions<Info extends RateLimitInfo> {
   /** The `clock` option as given: stacked limiters must agree on it. */
@@ -40,8 +37,8 @@ export interface CoreOptions<Info extends RateLimitInfo> {
   /** Whether decisions go to Redis in batches (the `batch` option of the face). */
   readonly batch: boolean;
   readonly onStoreError: StoreErrorPolicy<Info>;
-  /** The face's info from each tier's info (a limiter's own numbers, or a stack's with its tiers). */
-  readonly present: (tiers: readonly TierInfo[]) => Info;
+  /** The face's info from each tier's numbers, in the order of `tiers` (a limiter's one tier, or a stack's with its tiers). */
+  readonly present: (infos: readonly RateLimitInfo[], tiers: readonly TierSpec[]) => Info;
   /** The `circuitBreaker` option, normalized: `false` for none. */
   readonly circuitBreaker: NormalizedCircuitBreakerOptions | false;
 }
@@ -153,11 +150,8 @@ export class TieredCore<Info extends RateLimitInfo> {
       operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
     );
     if (decision.tiers.length !== this.#tiers.length) throw new TypeError('The store returned an outcome per tier it was not asked for');
-    const infos = decision.tiers.map((outcome, i): TierInfo => {
-      const tier = this.#tiers[i] as TierSpec;
-      return { ...describeOutcome(tier.rule, decision.now, outcome.verdict, outcome.after), ...identityOf(tier) };
-    });
-    const info = this.#options.present(infos);
+    const infos = decision.tiers.map((outcome, i) => describeOutcome((this.#tiers[i] as TierSpec).rule, decision.now, outcome.verdict, outcome.after));
+    const info = this.#options.present(infos, this.#tiers);
     return decision.alreadyAdmitted ? { ...info, alreadyAdmitted: true } : info;
   }
 
@@ -195,8 +189,8 @@ export class TieredCore<Info extends RateLimitInfo> {
         blockedDueToMinDifference: false,
         actionsRemaining: blocked ? 0 : tier.maxInInterval,
         millisecondsUntilAllowed: blocked ? this.#options.timeoutMs : 0,
-        ...identityOf(tier),
       })),
+      this.#tiers,
     );
   }
 
@@ -210,8 +204,4 @@ export class TieredCore<Info extends RateLimitInfo> {
     }
     return byStore;
   }
-}
-
-function identityOf(tier: TierSpec): Pick<TierInfo, 'namespace' | 'interval' | 'maxInInterval'> {
-  return { namespace: tier.namespace, interval: tier.interval, maxInInterval: tier.maxInInterval };
 }
