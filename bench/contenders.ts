@@ -79,6 +79,7 @@ const LIBRARY_MODES: readonly { mode: string; label: string; options: LimiterOpt
   { mode: 'stack3', label: '3-tier stack (s/min/day, countBlocked false)', options: { countBlocked: false }, stack: true },
   { mode: 'redisclock', label: "clock 'redis' (script, countBlocked true)", options: { clock: 'redis' }, only: 'ioredis' },
   { mode: 'batch', label: 'script path, batch: true (countBlocked false)', options: { countBlocked: false, batch: true } },
+  { mode: 'batch-stack3', label: '3-tier stack, batch: true (countBlocked false)', options: { countBlocked: false, batch: true }, stack: true },
 ];
 
 /** The library's key layout, `<namespace>:{<id>}` (these ids need no escaping). */
@@ -177,7 +178,10 @@ function redisContenders(backend: 'ioredis' | 'node-redis5'): Contender[] {
       const client = wire(backend, clients).client;
       if (stack === true) {
         const tiers = stackTiers(rules, namespace);
-        const stacked = new RateLimiterStack(tiers.map((tier) => new RollingRateLimiter({ ...tier, ...options, client })));
+        const stacked = new RateLimiterStack(
+          tiers.map((tier) => new RollingRateLimiter({ ...tier, ...options, client })),
+          { batch: options.batch === true },
+        );
         return { decide: (id) => stacked.limit(id), keyOf: (id) => libraryKey(tiers[1]!.namespace, id) };
       }
       const limiter = new RollingRateLimiter({ ...rules, ...options, client, namespace });

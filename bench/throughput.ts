@@ -1,4 +1,4 @@
-// Throughput: decisions per second, p50 / p99 latency at one call in flight,
+// Throughput: decisions per second, p50 / p99 latency (one and 64 calls in flight),
 // client CPU and the Redis server's cost per decision.
 //
 // Each contender runs in a child process of its own (worker.ts). A Redis

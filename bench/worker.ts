@@ -69,8 +69,8 @@ async function main(): Promise<void> {
       case 'open': {
         const scenario = SCENARIOS.find((s) => s.id === request.scenario)!;
         const instance = await chosen.create(scenario.rules, request.namespace, clients);
-        const latencies = scenario.concurrency === 1 ? { values: new Float64Array(1 << 21), count: 0 } : undefined;
-        cells.set(request.cell, { instance, scenario, cursor: { next: 0 }, ...(latencies === undefined ? {} : { latencies }) });
+        const latencies = { values: new Float64Array(1 << 21), count: 0 };
+        cells.set(request.cell, { instance, scenario, cursor: { next: 0 }, latencies });
         return undefined;
       }
       case 'warm':
