@@ -8,22 +8,17 @@ import sinon from 'sinon';
 import { RateLimiterStack, RollingRateLimiter, StoreError, TimeoutError, UnsupportedError } from '../../src/index.js';
 import { escapeIdentifier } from '../../src/core/identity.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
-import { useRedis } from '../support/redis-server.js';
+import { useIORedisClient } from '../support/ioredis-client.js';
 
 /** The Redis key of `id` under a limiter (what src/core/identity.ts builds). */
 const keyOf = (limiter: RollingRateLimiter | undefined, id: string): string => `${escapeIdentifier(limiter?.namespace ?? '')}:{${id}}`;
 
 describe('batch: true on real Redis (ioredis)', () => {
-  let redis: Awaited<ReturnType<typeof useRedis>>;
+  const connection = useIORedisClient();
   let client: Redis;
   const namespaces = uniqueNamespaces('batch');
-  before(async () => {
-    redis = await useRedis();
-    client = new Redis(redis.url);
-  });
-  after(async () => {
-    await client.quit();
-    await redis?.stop();
+  before(() => {
+    client = connection.client;
   });
   afterEach(() => sinon.restore());
 

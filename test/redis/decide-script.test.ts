@@ -23,20 +23,15 @@ import { commandsDuring } from '../support/command-stats.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { SeededRandom } from '../support/random.js';
 import { ReferenceLimiter } from '../support/reference-model.js';
-import { useRedis } from '../support/redis-server.js';
+import { useIORedisClient } from '../support/ioredis-client.js';
 import { TestClock } from '../support/test-clock.js';
 
 describe('the decide script on real Redis', () => {
-  let redis: Awaited<ReturnType<typeof useRedis>>;
+  const connection = useIORedisClient();
   let client: Redis;
   const namespaces = uniqueNamespaces('decide-script');
-  before(async () => {
-    redis = await useRedis();
-    client = new Redis(redis.url);
-  });
-  after(async () => {
-    await client?.quit();
-    await redis?.stop();
+  before(() => {
+    client = connection.client;
   });
 
   const keyOf = (namespace: string, id: string): string => new KeyBuilder(namespace).keyFor(id);

@@ -14,20 +14,15 @@ import { attemptWithMulti, peekWithMulti } from '../../src/redis/multi-path.js';
 import { ReferenceLimiter } from '../support/reference-model.js';
 import { commandCalls } from '../support/command-stats.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
-import { useRedis } from '../support/redis-server.js';
+import { useIORedisClient } from '../support/ioredis-client.js';
 import { TestClock } from '../support/test-clock.js';
 
 describe('the ioredis MULTI path on real Redis', () => {
-  let redis: Awaited<ReturnType<typeof useRedis>>;
+  const connection = useIORedisClient();
   let client: Redis;
   const namespaces = uniqueNamespaces('multi');
-  before(async () => {
-    redis = await useRedis();
-    client = new Redis(redis.url);
-  });
-  after(async () => {
-    await client?.quit();
-    await redis?.stop();
+  before(() => {
+    client = connection.client;
   });
 
   const keyOf = (namespace: string, id: string): string => new KeyBuilder(namespace).keyFor(id);
@@ -138,7 +133,7 @@ describe('the ioredis MULTI path on real Redis', () => {
 
   it('admits exactly maxInInterval when many connections hammer one id at once', async function () {
     this.timeout(60_000);
-    const connections = Array.from({ length: 8 }, () => new Redis(redis.url));
+    const connections = Array.from({ length: 8 }, () => new Redis(connection.url));
     try {
       for (let run = 0; run < 5; run += 1) {
         const namespace = namespaces.next();

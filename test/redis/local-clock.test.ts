@@ -10,20 +10,15 @@ import { localMicroseconds } from '../../src/core/clock.js';
 import { RollingRateLimiter } from '../../src/index.js';
 import { KeyBuilder } from '../../src/core/identity.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
-import { useRedis } from '../support/redis-server.js';
+import { useIORedisClient } from '../support/ioredis-client.js';
 
 describe("the 'local' clock's scores on real Redis", function () {
   this.timeout(60_000);
-  let redis: Awaited<ReturnType<typeof useRedis>>;
+  const connection = useIORedisClient();
   let client: Redis;
   const namespaces = uniqueNamespaces('local-clock');
-  before(async () => {
-    redis = await useRedis();
-    client = new Redis(redis.url);
-  });
-  after(async () => {
-    await client?.quit();
-    await redis?.stop();
+  before(() => {
+    client = connection.client;
   });
 
   it('after 1.5 million in-memory decisions, a Redis limiter writes scores no later than the wall clock', async () => {

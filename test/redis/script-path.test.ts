@@ -17,20 +17,15 @@ import { refused } from '../support/refused.js';
 import { ReferenceLimiter } from '../support/reference-model.js';
 import { ReferenceStack } from '../support/reference-stack.js';
 import { keyOf } from '../support/redis-keys.js';
-import { useRedis } from '../support/redis-server.js';
+import { useIORedisClient } from '../support/ioredis-client.js';
 import { TestClock } from '../support/test-clock.js';
 
 describe('the script path on real Redis', () => {
-  let redis: Awaited<ReturnType<typeof useRedis>>;
+  const connection = useIORedisClient();
   let client: Redis;
   const namespaces = uniqueNamespaces('script');
-  before(async () => {
-    redis = await useRedis();
-    client = new Redis(redis.url);
-  });
-  after(async () => {
-    await client?.quit();
-    await redis?.stop();
+  before(() => {
+    client = connection.client;
   });
 
   it("clock: 'redis': limit() is one EVALSHA of the decide script, and recovers from SCRIPT FLUSH", async () => {
