@@ -82,7 +82,7 @@ const BATCH_IN_MEMORY = '`batch: true` saves Redis round trips, so it needs a Re
 /** An `UnsupportedError` when `batch: true` cannot be served by `store` (checked for limiters and stacks). */
 export function checkBatch(batch: boolean, store: Store, useScript: boolean | undefined): void {
   if (!batch) return;
-  if (store.name === 'memory') throw new UnsupportedError(BATCH_IN_MEMORY);
+  if (store instanceof MemoryStore) throw new UnsupportedError(BATCH_IN_MEMORY);
   if (!store.canDecideBeforeWriting) {
     throw new UnsupportedError(`\`batch: true\` sends batches of decisions as one Lua script call, and ${store.name} cannot run scripts`);
   }
