@@ -114,6 +114,16 @@ export function storedActionId(actionId: string): string {
   return escapeIdentifier(actionId);
 }
 
+/**
+ * The companion of a Redis key: a sorted set, in the same hash slot (the key
+ * ends with its hash tag), holding a copy of the key's records that carry an
+ * action id, so that the flood bound can tell them apart without reading the
+ * whole key. The decide script derives the same name (`key .. ':a'`).
+ */
+export function actionRecordsKey(key: string): string {
+  return `${key}:a`;
+}
+
 /** The member of an admitted action (its id as stored). */
 export function admittedMember(actionId: string): string {
   return `+${actionId}`;

@@ -91,17 +91,17 @@ export interface RollingRateLimiterOptions {
   readonly onStoreError?: StoreErrorPolicy;
 
   /**
-   * Whether a Redis limiter with `countBlocked: true` and a local clock
-   * decides with the Lua script (one EVALSHA) instead of plain commands in a
-   * MULTI. The script does the same work in one command: on ioredis, at 64
-   * calls in flight, it makes more decisions per second than the MULTI (see
-   * the benchmarks). It needs permission to run scripts (`EVALSHA`, `EVAL`)
-   * and a client that can run them (not redis-mock). Without it, the MULTI is
-   * used where it can decide, and the script where a decision must come
-   * before the write (`countBlocked: false`, `clock: 'redis'`, stacks,
-   * action ids). `false` is refused with those modes, which cannot be
-   * decided without the script. Only with a `client`.
-   * @default undefined (the MULTI where it can decide)
+   * How a Redis limiter decides. By default (and with `true`) every attempt
+   * is one EVALSHA of the decide script, wherever the client can run scripts:
+   * one command, one decision path for every mode. `false` asks for plain
+   * commands in a MULTI instead (`ZREMRANGEBYSCORE`, `ZCARD`, a few
+   * `ZREVRANGE` reads, `ZADD`, `ZREMRANGEBYRANK`, `PEXPIRE`), for a Redis
+   * where scripts are not allowed: it serves one limiter with
+   * `countBlocked: true` on a local clock, without action ids, and is refused
+   * with `countBlocked: false` and `clock: 'redis'`. A client that cannot run
+   * scripts (redis-mock) always uses the MULTI, and `true` is refused on it.
+   * Only with a `client`.
+   * @default undefined (the script where the client runs scripts, else the MULTI)
    */
   readonly useScript?: boolean;
 

@@ -9,7 +9,7 @@ import { nextMember } from '../core/identity.js';
 import type { RedisAdapter } from './adapters/adapter.js';
 import { readInteger } from './replies.js';
 import { runScript } from './scripts/run-script.js';
-import { DECIDE_SCRIPT } from './scripts/decide-script.js';
+import { DECIDE_SCRIPT, DECISION_FAILED } from './scripts/decide-script.js';
 import type { StoreDecision, Tier, TierOutcome } from '../stores/store.js';
 
 const HEADER_VALUES = 3;
@@ -82,6 +82,7 @@ export function decideBatchWithScript(redis: RedisAdapter, decisions: readonly S
  */
 function outcomeOf({ tiers, dryRun }: ScriptDecision, values: readonly number[]): StoreDecision | StoreError {
   const decidedAt = values[0] as number;
+  if ((values[1] as number) < 0) return failedDecision(values[1] as number, tiers);
   const allowedByScript = values[1] === 1;
   const alreadyAdmitted = values[2] === 1;
   const perTier = tiers.map((_, i) => values.slice(HEADER_VALUES + VALUES_PER_TIER * i, HEADER_VALUES + VALUES_PER_TIER * (i + 1)));
@@ -103,6 +104,15 @@ function outcomeOf({ tiers, dryRun }: ScriptDecision, values: readonly number[])
     );
   }
   return { now: decidedAt, alreadyAdmitted, tiers: outcomes };
+}
+
+/** The error of a decision the script refused alone (the others of its batch were decided). */
+function failedDecision(code: number, tiers: readonly Tier[]): StoreError {
+  const keys = tiers.map((tier) => tier.key).join(', ');
+  if (code === DECISION_FAILED.wrongType) {
+    return new StoreError(`Redis holds a value of another type under ${keys} (WRONGTYPE): this decision failed, and wrote nothing`);
+  }
+  return new StoreError(`The ${DECIDE_SCRIPT.name} script refused the arguments of a decision on ${keys} (code ${code}); please report this`);
 }
 
 /** The decide script's reply: `length` integers. */

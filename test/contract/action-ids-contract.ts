@@ -1,15 +1,14 @@
-// Idempotent action ids and undo, on every store that supports them: examples
-// for one limiter and for a stack, then random schedules of attempts with
-// and without action ids, retries and undos, compared with the reference.
+// Idempotent action ids and undo, on every store that supports them:
+// examples for one limiter and for a stack. Random schedules of every
+// operation, action ids among them, are in the model tests (model-test.ts,
+// stack-model-test.ts).
 
 import { expect } from 'chai';
 import { RateLimiterStack, type RollingRateLimiter } from '../../src/index.js';
-import { ReferenceActionLimiter } from '../support/reference-actions.js';
-import { SeededRandom } from '../support/random.js';
 import { TestClock } from '../support/test-clock.js';
 import type { LimiterFactory } from './limiter-contract.js';
 
-export function describeActionIdContract(backend: string, factory: () => LimiterFactory, options: { modelSchedules: number }): void {
+export function describeActionIdContract(backend: string, factory: () => LimiterFactory): void {
   describe(`action ids and undo on ${backend}`, () => {
     let create: LimiterFactory;
     let clock: TestClock;
@@ -95,47 +94,6 @@ export function describeActionIdContract(backend: string, factory: () => Limiter
       expect(await stack.undo('teacher', 'n1')).to.equal(true);
       expect(await stack.limit('teacher', { actionId: 'n2' })).to.equal(false);
       expect((await minute.wouldLimitWithInfo('teacher')).actionsRemaining).to.equal(8);
-    });
-
-    const schedules = Number(process.env.MODEL_SCHEDULES ?? options.modelSchedules);
-    const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
-    it(`match the reference on ${schedules} random schedules with retries and undos (seed ${seed})`, async function () {
-      this.timeout(Math.max(60_000, schedules * 200));
-      const random = new SeededRandom(seed);
-      let decisions = 0;
-      for (let schedule = 0; schedule < schedules; schedule += 1) {
-        const rules = {
-          intervalMs: random.pick([1000, 5000, 60_000]),
-          maxInInterval: random.int(1, 5),
-          minDifferenceMs: random.chance(0.5) ? 0 : random.pick([1, 100, 999]),
-          countBlocked: random.chance(0.5),
-        };
-        const limiter = create({
-          interval: rules.intervalMs,
-          maxInInterval: rules.maxInInterval,
-          minDifference: rules.minDifferenceMs,
-          countBlocked: rules.countBlocked,
-          clock: clock.read,
-          namespace: `actions-${schedule}`,
-        });
-        const reference = new ReferenceActionLimiter(rules);
-        for (let step = 0; step < 30; step += 1) {
-          // Never 0: ties in time order differently in different stores, and only matter to which action id is remembered.
-          clock.advanceUs(random.pick([1, 999, rules.minDifferenceMs * 1000 || 1, rules.intervalMs * 1000, random.int(1, rules.intervalMs * 1000)]));
-          const actionId = random.chance(0.2) ? undefined : `a${random.int(1, 6)}`;
-          const where = `seed ${seed}, schedule ${schedule}, step ${step}, ${JSON.stringify(rules)}, action ${actionId}`;
-          if (actionId !== undefined && random.chance(0.15)) {
-            await limiter.undo('user', actionId);
-            reference.undo('user', clock.now, actionId);
-            continue;
-          }
-          const actual = await limiter.limitWithInfo('user', actionId === undefined ? {} : { actionId });
-          expect(actual, where).to.deep.equal(reference.attempt('user', clock.now, actionId));
-          decisions += 1;
-        }
-        await limiter.clear('user');
-      }
-      console.log(`      action-id model test: ${schedules} schedules, ${decisions} decisions compared (seed ${seed})`);
     });
   });
 }

@@ -16,8 +16,10 @@ export interface BackendCapabilities {
   readonly countBlockedFalse: boolean;
   /** How many random schedules the model test runs. */
   readonly modelSchedules: number;
-  /** Whether the model test also tries `useScript: true` (Redis clients that run scripts). */
-  readonly useScript?: boolean;
+  /** Whether attempts may carry action ids (every store that runs the decide script, and memory). */
+  readonly actionIds: boolean;
+  /** Whether the model test also tries `useScript: false`, the MULTI path (Redis clients that run scripts). */
+  readonly multiPath?: boolean;
   /** Whether the factory's limiters batch their decisions (`batch: true`): the model test then makes concurrent calls. */
   readonly batch?: boolean;
 }

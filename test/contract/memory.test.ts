@@ -6,7 +6,7 @@ import { describeActionIdContract } from './action-ids-contract.js';
 describeLimiterContract(
   'the in-memory store',
   () => (options) => new RollingRateLimiter(options),
-  { countBlockedFalse: true, modelSchedules: 5000 },
+  { countBlockedFalse: true, actionIds: true, modelSchedules: 5000 },
 );
 describeStackContract('the in-memory store', () => (options) => new RollingRateLimiter(options), { modelSchedules: 2000, ownStatePerLimiter: true });
-describeActionIdContract('the in-memory store', () => (options) => new RollingRateLimiter(options), { modelSchedules: 2000 });
+describeActionIdContract('the in-memory store', () => (options) => new RollingRateLimiter(options));

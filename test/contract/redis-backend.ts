@@ -77,26 +77,24 @@ export function describeRedisBackend(backend: RedisBackend, volume: BackendVolum
     const factory = (): LimiterFactory => (options) =>
       new RollingRateLimiter({ ...options, client: client(), namespace: namespaces.next(options.namespace) });
 
-    describeLimiterContract(backend.name, factory, { countBlockedFalse: true, modelSchedules: volume.modelSchedules, useScript: true });
+    describeLimiterContract(backend.name, factory, { countBlockedFalse: true, actionIds: true, modelSchedules: volume.modelSchedules, multiPath: true });
     describeStackContract(backend.name, factory, {
       modelSchedules: volume.stackSchedules,
-      useScript: true,
       foreignLimiter: (options) => new RollingRateLimiter(options),
     });
-    describeActionIdContract(backend.name, factory, { modelSchedules: volume.stackSchedules });
+    describeActionIdContract(backend.name, factory);
     describeConcurrency(backend, () => target as RedisTarget, namespaces, false);
     if (volume.batchSchedules !== undefined) {
       const batched = (): LimiterFactory => (options) =>
         new RollingRateLimiter({ ...options, client: client(), namespace: namespaces.next(options.namespace), batch: true });
       const name = `${backend.name}, batch: true`;
-      describeLimiterContract(name, batched, { countBlockedFalse: true, modelSchedules: volume.batchSchedules, useScript: true, batch: true });
+      describeLimiterContract(name, batched, { countBlockedFalse: true, actionIds: true, modelSchedules: volume.batchSchedules, batch: true });
       describeStackContract(name, batched, {
         modelSchedules: Math.ceil(volume.batchSchedules / 2),
-        useScript: true,
         foreignLimiter: (options) => new RollingRateLimiter(options),
         batch: true,
       });
-      describeActionIdContract(name, batched, { modelSchedules: Math.ceil(volume.batchSchedules / 2) });
+      describeActionIdContract(name, batched);
       describeConcurrency(backend, () => target as RedisTarget, namespaces, true);
     }
   });

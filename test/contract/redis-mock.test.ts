@@ -16,7 +16,7 @@ describe('redis-mock', () => {
   describeLimiterContract(
     'redis-mock',
     () => (options) => new RollingRateLimiter({ ...options, client, namespace: namespaces.next(options.namespace) }),
-    { countBlockedFalse: false, modelSchedules: 300 },
+    { countBlockedFalse: false, actionIds: false, modelSchedules: 300 },
   );
 
 

@@ -15,8 +15,6 @@ import { describeStackModelTest } from './stack-model-test.js';
 export interface StackContractOptions {
   /** How many random schedules the stacked model test runs (MODEL_SCHEDULES overrides it). */
   readonly modelSchedules: number;
-  /** Whether the model test also gives tiers `useScript: true` (Redis clients that run scripts). */
-  readonly useScript?: boolean;
   /**
    * Builds a limiter on a different store than the backend's (e.g. an
    * in-memory one next to Redis): the stack must refuse to stack it with the
@@ -78,6 +76,6 @@ export function describeStackContract(backend: string, factory: () => LimiterFac
     const fixture = useStackFixture(factory, options.batch === true);
     describeStackDecisions(fixture);
     describeStackConstruction(fixture, options);
-    describeStackModelTest(() => fixture.create, options.modelSchedules, options.useScript === true, fixture.stack);
+    describeStackModelTest(() => fixture.create, options.modelSchedules, fixture.stack);
   });
 }

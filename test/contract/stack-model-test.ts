@@ -1,9 +1,11 @@
 // The randomized model test of RateLimiterStack: random stacks of two or
-// three tiers on one backend (a quarter of them plain tiers, the common stack,
-// which Redis decides with a script of its own), a second stack over some of
-// the same limiters in another order, and the tiers' limiters used alone,
-// under clocks that disagree; every answer compared field by field with the
-// independent reference of test/support/reference-stack.ts. Set
+// three tiers on one backend (a quarter of them plain tiers, the common
+// stack), a second stack over some of the same limiters in another order, and
+// the tiers' limiters used alone, under clocks that disagree; attempts with
+// and without action ids (retries of ids admitted, blocked and undone
+// earlier), undo and clear through the stack and through a tier, dry runs;
+// every answer compared field by field with the independent reference of
+// test/support/reference-stack.ts. Set
 // MODEL_SCHEDULES to run more (or fewer) schedules, and MODEL_SEED to replay
 // one run. describeStackContract runs it on every backend.
 
@@ -12,6 +14,7 @@ import { RateLimiterStack, type RollingRateLimiter, type StackRateLimitInfo } fr
 import { SeededRandom } from '../support/random.js';
 import { limitInfoOf, ReferenceStack, type ReferenceTierRules } from '../support/reference-stack.js';
 import { TestClock } from '../support/test-clock.js';
+import { randomActionId } from './model-schedule.js';
 import type { LimiterFactory } from './limiter-contract.js';
 
 const IDS = ['alice', 'bob', '42'];
@@ -40,9 +43,12 @@ type Operation =
   | 'other-limit'
   | 'other-peek'
   | 'clear'
-  | 'tier-clear';
+  | 'tier-clear'
+  | 'undo'
+  | 'tier-undo';
 
 function randomOperation(random: SeededRandom): Operation {
+  if (random.chance(0.08)) return random.chance(0.6) ? 'undo' : 'tier-undo';
   const roll = random.next();
   if (roll < 0.3) return 'limit';
   if (roll < 0.5) return 'limit-verdict';
@@ -94,13 +100,12 @@ function randomOrder(random: SeededRandom, count: number): number[] {
 export function describeStackModelTest(
   factory: () => LimiterFactory,
   defaultSchedules: number,
-  tryUseScript: boolean,
   stackOf: (limiters: readonly RollingRateLimiter[]) => RateLimiterStack = (limiters) => new RateLimiterStack(limiters),
 ): void {
   const schedules = Number(process.env.MODEL_SCHEDULES ?? defaultSchedules);
   const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
 
-  it(`matches the reference stack on ${schedules} random schedules (seed ${seed})`, async function () {
+  it(`matches the reference stack on ${schedules} random schedules of every operation (seed ${seed})`, async function () {
     this.timeout(Math.max(60_000, schedules * 300));
     const create = factory();
     const random = new SeededRandom(seed);
@@ -123,8 +128,6 @@ export function describeStackModelTest(
           countBlocked: tier.countBlocked,
           clock: read,
           namespace: `stack-model-${schedule}-tier-${i}`,
-          // A tier's own limit() then takes the limit script even with countBlocked: true.
-          ...(tryUseScript && random.chance(0.4) ? { useScript: true } : {}),
         }),
       );
       const stack = stackOf(limiters);
@@ -138,6 +141,11 @@ export function describeStackModelTest(
       for (let step = 0; step < length; step += 1) {
         const id = random.pick(IDS);
         const operation = randomOperation(random);
+        const actionId =
+          !operation.endsWith('peek') && operation !== 'clear' && operation !== 'tier-clear'
+            ? randomActionId(random, operation.endsWith('undo'))
+            : undefined;
+        const options = actionId === undefined ? undefined : { actionId };
         const tierIndex = random.int(0, limiters.length - 1);
         const advanceUs = randomAdvance(random, rules, lastWaits.get(id) ?? []);
         if (timing < 0.15 && random.chance(0.1)) clock.advanceUs(-4_000_000);
@@ -149,7 +157,7 @@ export function describeStackModelTest(
         const where =
           `seed ${seed}, schedule ${schedule}, step ${step}, t ${now} (skew ${skew / 1e6} s), ${operation}` +
           `${operation.startsWith('tier') ? ` on tier ${tierIndex}` : ''}${operation.startsWith('other') ? ` on tiers [${otherOrder.join(', ')}]` : ''}` +
-          ` ${JSON.stringify(libraryId)}, tiers ${JSON.stringify(rules)}`;
+          ` ${JSON.stringify(libraryId)}${actionId === undefined ? '' : ` action ${actionId}`}, tiers ${JSON.stringify(rules)}`;
 
         switch (operation) {
           case 'clear':
@@ -160,34 +168,42 @@ export function describeStackModelTest(
             await (limiters[tierIndex] as RollingRateLimiter).clear(libraryId);
             reference.clear(id, [tierIndex]);
             continue;
+          case 'undo':
+            expect(await stack.undo(libraryId, actionId as string), where).to.equal(reference.undo(id, actionId as string));
+            continue;
+          case 'tier-undo':
+            expect(await (limiters[tierIndex] as RollingRateLimiter).undo(libraryId, actionId as string), where).to.equal(
+              reference.undo(id, actionId as string, [tierIndex]),
+            );
+            continue;
           case 'limit':
           case 'peek': {
             const actual: StackRateLimitInfo =
-              operation === 'limit' ? await stack.limitWithInfo(libraryId) : await stack.wouldLimitWithInfo(libraryId);
-            const expected = operation === 'limit' ? reference.attempt(id, now) : reference.peek(id, now);
+              operation === 'limit' ? await stack.limitWithInfo(libraryId, options) : await stack.wouldLimitWithInfo(libraryId);
+            const expected = operation === 'limit' ? reference.attempt(id, now, reference.allTiers, actionId) : reference.peek(id, now);
             expect(actual, where).to.deep.equal(expected);
             lastWaits.set(id, [expected.millisecondsUntilAllowed, ...expected.tiers.map((tier) => tier.millisecondsUntilAllowed)]);
             break;
           }
           case 'limit-verdict': {
             // limit() is limitWithInfo().blocked: only the verdict to compare.
-            const expected = reference.attempt(id, now);
-            expect(await stack.limit(libraryId), where).to.equal(expected.blocked);
+            const expected = reference.attempt(id, now, reference.allTiers, actionId);
+            expect(await stack.limit(libraryId, options), where).to.equal(expected.blocked);
             lastWaits.set(id, [expected.millisecondsUntilAllowed]);
             break;
           }
           case 'tier-limit-verdict': {
-            const expected = reference.attempt(id, now, [tierIndex]);
-            expect(await (limiters[tierIndex] as RollingRateLimiter).limit(libraryId), where).to.equal(expected.blocked);
+            const expected = reference.attempt(id, now, [tierIndex], actionId);
+            expect(await (limiters[tierIndex] as RollingRateLimiter).limit(libraryId, options), where).to.equal(expected.blocked);
             lastWaits.set(id, [expected.millisecondsUntilAllowed]);
             break;
           }
           case 'other-limit':
           case 'other-peek': {
             const actual: StackRateLimitInfo =
-              operation === 'other-limit' ? await other.limitWithInfo(libraryId) : await other.wouldLimitWithInfo(libraryId);
+              operation === 'other-limit' ? await other.limitWithInfo(libraryId, options) : await other.wouldLimitWithInfo(libraryId);
             const expected =
-              operation === 'other-limit' ? reference.attempt(id, now, otherOrder) : reference.peek(id, now, otherOrder);
+              operation === 'other-limit' ? reference.attempt(id, now, otherOrder, actionId) : reference.peek(id, now, otherOrder);
             expect(actual, where).to.deep.equal(expected);
             lastWaits.set(id, [expected.millisecondsUntilAllowed]);
             break;
@@ -195,9 +211,9 @@ export function describeStackModelTest(
           case 'tier-limit':
           case 'tier-peek': {
             const limiter = limiters[tierIndex] as RollingRateLimiter;
-            const actual = operation === 'tier-limit' ? await limiter.limitWithInfo(libraryId) : await limiter.wouldLimitWithInfo(libraryId);
+            const actual = operation === 'tier-limit' ? await limiter.limitWithInfo(libraryId, options) : await limiter.wouldLimitWithInfo(libraryId);
             const expected =
-              operation === 'tier-limit' ? reference.attempt(id, now, [tierIndex]) : reference.peek(id, now, [tierIndex]);
+              operation === 'tier-limit' ? reference.attempt(id, now, [tierIndex], actionId) : reference.peek(id, now, [tierIndex]);
             expect(actual, where).to.deep.equal(limitInfoOf(expected));
             lastWaits.set(id, [expected.millisecondsUntilAllowed]);
             break;

@@ -13,6 +13,15 @@
 // every tier's info in stacking order. A dry run returns the same and writes
 // nothing. A single limiter is a stack of one tier, so the same code answers
 // for a tier's limiter used alone (pass `tiers` = [i]).
+//
+// Action ids (SPEC "Action ids, undo, clear"): each record keeps its action
+// id, if any, and whether it was admitted. A retry of an action id with an
+// admitted record in the window of any tier of the decision is answered
+// `alreadyAdmitted` (not blocked, nothing recorded); a retry of one whose
+// record was blocked is a new attempt, and each tier that records it drops
+// the earlier blocked record (it is recorded once). `undo` removes the
+// action's admitted records; `clear` removes everything. Nothing is ever
+// trimmed: the records are all kept until they leave the window.
 
 export interface ReferenceTierRules {
   /** The tier's namespace, reported back in its info. */
@@ -42,12 +51,22 @@ export interface ReferenceTierInfo extends ReferenceLimitInfo {
 /** A stack's info: its own fields and each tier's, in stacking order. */
 export interface ReferenceStackInfo extends ReferenceLimitInfo {
   tiers: ReferenceTierInfo[];
+  /** Present (true) when the attempt's action id had already been admitted. */
+  alreadyAdmitted?: true;
+}
+
+/** One recorded attempt. */
+interface ReferenceRecord {
+  /** Microseconds. */
+  readonly t: number;
+  readonly actionId: string | undefined;
+  readonly admitted: boolean;
 }
 
 interface ReferenceTier {
   readonly rules: ReferenceTierRules;
-  /** Recorded timestamps (microseconds) per id, in the order they were recorded. */
-  readonly recorded: Map<string, number[]>;
+  /** Records per id, in the order they were recorded. */
+  readonly recorded: Map<string, ReferenceRecord[]>;
 }
 
 export class ReferenceStack {
@@ -55,7 +74,7 @@ export class ReferenceStack {
 
   constructor(tiers: readonly ReferenceTierRules[]) {
     if (tiers.length === 0) throw new Error('A reference stack needs at least one tier');
-    this.#tiers = tiers.map((rules) => ({ rules: { ...rules }, recorded: new Map<string, number[]>() }));
+    this.#tiers = tiers.map((rules) => ({ rules: { ...rules }, recorded: new Map<string, ReferenceRecord[]>() }));
   }
 
   /** All tier indices, in order. */
@@ -63,9 +82,27 @@ export class ReferenceStack {
     return this.#tiers.map((_, i) => i);
   }
 
-  /** An attempt at `t` (microseconds) under the given tiers (default: all, in order). */
-  attempt(id: string, t: number, tiers: readonly number[] = this.allTiers): ReferenceStackInfo {
-    return this.#evaluate(id, t, tiers, false);
+  /** An attempt at `t` (microseconds) under the given tiers (default: all, in order), with an action id or not. */
+  attempt(id: string, t: number, tiers: readonly number[] = this.allTiers, actionId?: string): ReferenceStackInfo {
+    return this.#evaluate(id, t, tiers, false, actionId);
+  }
+
+  /** Removes the admitted records of `actionId` from the given tiers (default: all); true when there was one. */
+  undo(id: string, actionId: string, tiers: readonly number[] = this.allTiers): boolean {
+    let removed = false;
+    for (const index of tiers) {
+      const { recorded } = this.#tier(index);
+      const records = recorded.get(id) ?? [];
+      const kept = records.filter((record) => !(record.admitted && record.actionId === actionId));
+      if (kept.length !== records.length) removed = true;
+      recorded.set(id, kept);
+    }
+    return removed;
+  }
+
+  /** The admitted records, not undone, of `id` in tier `index` (for the window invariant). */
+  admittedIn(index: number, id: string): number[] {
+    return (this.#tier(index).recorded.get(id) ?? []).filter((record) => record.admitted).map((record) => record.t);
   }
 
   /** A dry run of {@link attempt}: the same result, and nothing written. */
@@ -80,7 +117,7 @@ export class ReferenceStack {
 
   /** What tier `index` holds for `id` (for debugging a failure). */
   recordedIn(index: number, id: string): number[] {
-    return [...(this.#tier(index).recorded.get(id) ?? [])];
+    return (this.#tier(index).recorded.get(id) ?? []).map((record) => record.t);
   }
 
   #tier(index: number): ReferenceTier {
@@ -89,77 +126,97 @@ export class ReferenceStack {
     return tier;
   }
 
-  #evaluate(id: string, t: number, indices: readonly number[], dryRun: boolean): ReferenceStackInfo {
+  #evaluate(id: string, t: number, indices: readonly number[], dryRun: boolean, actionId?: string): ReferenceStackInfo {
     if (indices.length === 0) throw new Error('An attempt needs at least one tier');
     const tiers = indices.map((index) => this.#tier(index));
 
-    // Steps 1 to 4, per tier, on its own set.
-    const judged = tiers.map(({ rules, recorded }) => {
-      const interval = rules.intervalMs * 1000;
+    // 1. Drop every recorded timestamp <= t - interval (an attempt keeps the drop; a dry run writes nothing).
+    const windows = tiers.map(({ rules, recorded }) => {
+      const S = (recorded.get(id) ?? []).filter((record) => record.t > t - rules.intervalMs * 1000);
+      if (!dryRun) recorded.set(id, S);
+      return S;
+    });
+
+    // An action id already admitted (its record still in the window) in any tier: answered as admitted, nothing recorded.
+    if (!dryRun && actionId !== undefined && windows.some((S) => S.some((record) => record.admitted && record.actionId === actionId))) {
+      const infos = tiers.map(({ rules }, i) => describe(rules, t, windows[i] as ReferenceRecord[], false, false));
+      return { ...combine(infos), alreadyAdmitted: true };
+    }
+
+    // Steps 2 to 4, per tier, on its own set.
+    const judged = tiers.map(({ rules }, i) => {
+      const S = windows[i] as ReferenceRecord[];
       const minDifference = rules.minDifferenceMs * 1000;
-      // 1. Drop every recorded timestamp <= t - interval.
-      const S = (recorded.get(id) ?? []).filter((x) => x > t - interval);
       // 2.
       const blockedDueToCount = S.length >= rules.maxInInterval;
       // 3. A gap of exactly minDifference is allowed.
-      const blockedDueToMinDifference = minDifference > 0 && S.length > 0 && t - Math.max(...S) < minDifference;
-      // 4.
-      const blocked = blockedDueToCount || blockedDueToMinDifference;
-      return { S, blocked, blockedDueToCount, blockedDueToMinDifference };
+      const blockedDueToMinDifference = minDifference > 0 && S.length > 0 && t - Math.max(...S.map((record) => record.t)) < minDifference;
+      return { blockedDueToCount, blockedDueToMinDifference };
     });
 
     // Stacking: allowed only if no tier blocks.
-    const allowed = judged.every((tier) => !tier.blocked);
+    const allowed = judged.every((tier) => !tier.blockedDueToCount && !tier.blockedDueToMinDifference);
 
     const infos = tiers.map(({ rules, recorded }, i): ReferenceTierInfo => {
-      const { S, blocked, blockedDueToCount, blockedDueToMinDifference } = judged[i] as (typeof judged)[number];
-      const interval = rules.intervalMs * 1000;
-      const minDifference = rules.minDifferenceMs * 1000;
-      const max = rules.maxInInterval;
-      // 5. Record t when the tier counts blocked attempts, or when the action was allowed overall.
+      const S = windows[i] as ReferenceRecord[];
+      // 5. Record t when the tier counts blocked attempts, or when the action was allowed overall; an action's
+      // earlier blocked record is replaced.
       const record = rules.countBlocked || allowed;
-      const after = record ? [...S, t] : [...S];
-      if (!dryRun) {
-        if (after.length > 0) recorded.set(id, after);
-        else recorded.delete(id);
-      }
-      const sorted = [...after].sort((a, b) => a - b);
-      // 6.
-      const actionsRemaining = Math.max(0, max - sorted.length);
-      // 7.
-      let wait = 0;
-      if (minDifference > 0 && sorted.length > 0) wait = Math.max(wait, Math.max(...sorted) + minDifference - t);
-      if (sorted.length >= max) wait = Math.max(wait, (sorted[sorted.length - max] as number) + interval - t);
-      return {
-        blocked,
-        blockedDueToCount,
-        blockedDueToMinDifference,
-        actionsRemaining,
-        millisecondsUntilAllowed: Math.ceil(Math.max(0, wait) / 1000),
-        namespace: rules.namespace,
-        interval: rules.intervalMs,
-        maxInInterval: max,
-      };
+      const after = record
+        ? [...S.filter((earlier) => actionId === undefined || earlier.admitted || earlier.actionId !== actionId), { t, actionId, admitted: allowed }]
+        : S;
+      if (!dryRun) recorded.set(id, after);
+      const { blockedDueToCount, blockedDueToMinDifference } = judged[i] as (typeof judged)[number];
+      return describe(rules, t, after, blockedDueToCount, blockedDueToMinDifference);
     });
-
-    return {
-      blocked: infos.some((info) => info.blocked),
-      blockedDueToCount: infos.some((info) => info.blockedDueToCount),
-      blockedDueToMinDifference: infos.some((info) => info.blockedDueToMinDifference),
-      actionsRemaining: Math.min(...infos.map((info) => info.actionsRemaining)),
-      millisecondsUntilAllowed: Math.max(...infos.map((info) => info.millisecondsUntilAllowed)),
-      tiers: infos,
-    };
+    return combine(infos);
   }
 }
 
-/** The RateLimitInfo fields of a stack's info: what a tier's limiter used alone returns. */
-export function limitInfoOf(info: ReferenceLimitInfo): ReferenceLimitInfo {
+/** Steps 6 and 7 on S' (`after`), with the verdict of steps 2 to 4. */
+function describe(rules: ReferenceTierRules, t: number, after: readonly ReferenceRecord[], blockedDueToCount: boolean, blockedDueToMinDifference: boolean): ReferenceTierInfo {
+  const interval = rules.intervalMs * 1000;
+  const minDifference = rules.minDifferenceMs * 1000;
+  const max = rules.maxInInterval;
+  const sorted = after.map((record) => record.t).sort((a, b) => a - b);
+  // 6.
+  const actionsRemaining = Math.max(0, max - sorted.length);
+  // 7.
+  let wait = 0;
+  if (minDifference > 0 && sorted.length > 0) wait = Math.max(wait, Math.max(...sorted) + minDifference - t);
+  if (sorted.length >= max) wait = Math.max(wait, (sorted[sorted.length - max] as number) + interval - t);
+  return {
+    blocked: blockedDueToCount || blockedDueToMinDifference,
+    blockedDueToCount,
+    blockedDueToMinDifference,
+    actionsRemaining,
+    millisecondsUntilAllowed: Math.ceil(Math.max(0, wait) / 1000),
+    namespace: rules.namespace,
+    interval: rules.intervalMs,
+    maxInInterval: max,
+  };
+}
+
+/** A stack's info from its tiers' (SPEC "Stacking"). */
+function combine(infos: ReferenceTierInfo[]): ReferenceStackInfo {
+  return {
+    blocked: infos.some((info) => info.blocked),
+    blockedDueToCount: infos.some((info) => info.blockedDueToCount),
+    blockedDueToMinDifference: infos.some((info) => info.blockedDueToMinDifference),
+    actionsRemaining: Math.min(...infos.map((info) => info.actionsRemaining)),
+    millisecondsUntilAllowed: Math.max(...infos.map((info) => info.millisecondsUntilAllowed)),
+    tiers: infos,
+  };
+}
+
+/** The RateLimitInfo fields of a stack's info: what a tier's limiter used alone returns (with `alreadyAdmitted` when set). */
+export function limitInfoOf(info: ReferenceLimitInfo & { alreadyAdmitted?: true }): ReferenceLimitInfo & { alreadyAdmitted?: true } {
   return {
     blocked: info.blocked,
     blockedDueToCount: info.blockedDueToCount,
     blockedDueToMinDifference: info.blockedDueToMinDifference,
     actionsRemaining: info.actionsRemaining,
     millisecondsUntilAllowed: info.millisecondsUntilAllowed,
+    ...(info.alreadyAdmitted === true ? { alreadyAdmitted: true as const } : {}),
   };
 }

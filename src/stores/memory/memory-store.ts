@@ -2,16 +2,13 @@ import { microsecondsToWholeMillisecondsUp } from '../../core/clock.js';
 import { admittedMember, blockedMember } from '../../core/identity.js';
 import { decideTiers, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../../core/decision-model.js';
 import { ExpiryQueue } from './expiry-queue.js';
+import { keepWhatDecisionsNeed, type RecordedSet } from './flood-bound.js';
 import { firstIndexAbove, insertSorted } from './sorted-timestamps.js';
 import type { Store, StoreDecision, Tier } from '../store.js';
 
-/** One id's state. */
-interface MemoryEntry {
+/** One id's state, kept (possibly empty) until it expires, so that clearing and writing again reuses it. */
+interface MemoryEntry extends RecordedSet {
   readonly key: string;
-  /** Recorded timestamps, ascending; only the newest `maxInInterval` are kept. */
-  readonly timestamps: number[];
-  /** The member of each timestamp (same index) once an action id has been used on this id; undefined before. */
-  members: (string | undefined)[] | undefined;
   /**
    * When the id is forgotten, in wall-clock milliseconds (`Date.now()`):
    * `interval` after its last write, as a Redis key's TTL. Not by the
@@ -27,9 +24,10 @@ const NOT_BLOCKED: Verdict = { blocked: false, blockedDueToCount: false, blocked
 /**
  * The in-process store, one per limiter without a `client`. Each write
  * reclaims a few ids not written for an `interval` of wall-clock time (see
- * {@link ExpiryQueue}), as Redis expires a key, so memory stays proportional
- * to the ids active within the last interval. No timer is kept, per id or
- * otherwise, so the process can always exit.
+ * {@link ExpiryQueue}), and an id past that time reads as empty, as Redis
+ * expires a key; memory stays proportional to the ids active within the
+ * last interval, however often they are cleared or undone. No timer is
+ * kept, per id or otherwise, so the process can always exit.
  *
  * Decisions are synchronous, so tiers held by several memory stores (a stack
  * of in-memory limiters) are decided together atomically, exactly as the
@@ -45,41 +43,50 @@ export class MemoryStore implements Store {
     this.#entries.delete(entry.key);
   };
 
-  /** How many ids hold state right now (for tests and monitoring). */
+  /** How many ids hold state right now, emptied ones included until they expire (for tests and monitoring). */
   get size(): number {
     return this.#entries.size;
   }
 
   async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
     const at = requireTime(now);
+    const wallMs = Date.now();
     const stores = tiers.map(memoryStoreOf);
-    tiers.forEach((tier, i) => (stores[i] as MemoryStore).#prune(tier.key, tier.rule, at));
-    // What each tier holds afterwards, as stored (an action's earlier record moves rather than adds).
-    const recordedWindows = (): RecordedWindow[] => tiers.map((tier, i) => (stores[i] as MemoryStore).#recordedWindow(tier.key, tier.rule));
+    // Expired ids go first, so the whole decision sees one state of each key.
+    for (const store of new Set(stores)) store.#expiry.reclaim(wallMs, store.#isLive, store.#forget);
+    const entries = tiers.map((tier, i) => (stores[i] as MemoryStore).#pruned(tier.key, tier.rule, at, wallMs));
     if (actionId !== undefined) {
       const admitted = admittedMember(actionId);
-      if (tiers.some((tier, i) => (stores[i] as MemoryStore).#indexOf(tier.key, admitted) >= 0)) {
-        return { now: at, alreadyAdmitted: true, tiers: recordedWindows().map((after) => ({ verdict: NOT_BLOCKED, after })) };
+      if (entries.some((entry) => entry?.members?.includes(admitted) === true)) {
+        return { now: at, alreadyAdmitted: true, tiers: tiers.map((tier, i) => ({ verdict: NOT_BLOCKED, after: recordedWindow(entries[i], tier.rule) })) };
       }
     }
-    const samples = tiers.map((tier, i) => (stores[i] as MemoryStore).#sample(tier.key, tier.rule, at));
+    const rules = tiers.map((tier) => tier.rule);
     const decision = decideTiers(
-      tiers.map((tier) => tier.rule),
+      rules,
       at,
-      samples,
+      entries.map((entry, i) => sampleOf(entry?.timestamps ?? NO_TIMESTAMPS, 0, rules[i] as WindowRule)),
     );
     const member = actionId === undefined ? undefined : decision.allowed ? admittedMember(actionId) : blockedMember(actionId);
-    decision.tiers.forEach((tierDecision, i) => {
-      const tier = tiers[i] as Tier;
-      if (tierDecision.recorded) (stores[i] as MemoryStore).#record(tier.key, tier.rule, at, member);
-    });
-    const afters = recordedWindows();
-    return { now: at, alreadyAdmitted: false, tiers: decision.tiers.map((tierDecision, i) => ({ verdict: tierDecision.verdict, after: afters[i] as RecordedWindow })) };
+    return {
+      now: at,
+      alreadyAdmitted: false,
+      tiers: decision.tiers.map((tierDecision, i) => {
+        const tier = tiers[i] as Tier;
+        if (!tierDecision.recorded) return tierDecision;
+        const entry = (stores[i] as MemoryStore).#record(tier.key, tier.rule, at, member, actionId, wallMs);
+        return { verdict: tierDecision.verdict, after: recordedWindow(entry, tier.rule) };
+      }),
+    };
   }
 
   async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
     const at = requireTime(now);
-    const samples = tiers.map((tier) => memoryStoreOf(tier).#sample(tier.key, tier.rule, at));
+    const wallMs = Date.now();
+    const samples = tiers.map((tier) => {
+      const timestamps = memoryStoreOf(tier).#live(tier.key, wallMs)?.timestamps ?? NO_TIMESTAMPS;
+      return sampleOf(timestamps, firstIndexAbove(timestamps, at - tier.rule.intervalUs), tier.rule);
+    });
     const decision = decideTiers(
       tiers.map((tier) => tier.rule),
       at,
@@ -89,12 +96,19 @@ export class MemoryStore implements Store {
   }
 
   async clear(keys: readonly string[]): Promise<void> {
-    for (const key of keys) this.#entries.delete(key);
+    for (const key of keys) {
+      const entry = this.#entries.get(key);
+      if (entry !== undefined) empty(entry);
+    }
   }
 
   async undo(keys: readonly string[], actionId: string): Promise<boolean> {
+    const wallMs = Date.now();
     let removed = false;
-    for (const key of keys) removed = this.#remove(key, admittedMember(actionId)) || removed;
+    for (const key of keys) {
+      const entry = this.#live(key, wallMs);
+      if (entry !== undefined) removed = removeMember(entry, admittedMember(actionId)) || removed;
+    }
     return removed;
   }
 
@@ -106,89 +120,73 @@ export class MemoryStore implements Store {
     return other instanceof MemoryStore;
   }
 
-  /** The sample of an id's window at `now`, without changing anything. */
-  #sample(key: string, rule: WindowRule, now: number): WindowSample {
-    const timestamps = this.#entries.get(key)?.timestamps ?? NO_TIMESTAMPS;
-    return sampleOf(timestamps, firstIndexAbove(timestamps, now - rule.intervalUs), rule);
-  }
-
-  /** S' as stored: |S'|, max(S') and its k-th newest (the window was pruned just before). */
-  #recordedWindow(key: string, rule: WindowRule): RecordedWindow {
-    const timestamps = this.#entries.get(key)?.timestamps ?? NO_TIMESTAMPS;
-    const count = timestamps.length;
-    return {
-      count,
-      newest: timestamps[count - 1],
-      maxthNewest: count >= rule.maxInInterval ? timestamps[count - rule.maxInInterval] : undefined,
-    };
-  }
-
-  /** Drops what left the window, forgetting the id when nothing is left. */
-  #prune(key: string, rule: WindowRule, now: number): void {
+  /** The entry of `key`, unless it has expired by the wall clock (it is then forgotten, as Redis forgets a key past its TTL). */
+  #live(key: string, wallMs: number): MemoryEntry | undefined {
     const entry = this.#entries.get(key);
-    if (entry === undefined) return;
-    const start = firstIndexAbove(entry.timestamps, now - rule.intervalUs);
-    if (start === entry.timestamps.length) this.#entries.delete(key);
-    else if (start > 0) removeFront(entry, start);
+    if (entry === undefined || entry.expiresAt > wallMs) return entry;
+    this.#entries.delete(key);
+    return undefined;
   }
 
-  /** Puts back an entry that a removal just emptied (and so dropped), to record into it. */
-  #restore(entry: MemoryEntry): MemoryEntry {
-    this.#entries.set(entry.key, entry);
-    this.#expiry.add(entry, entry.expiresAt);
+  /** The entry of `key` after dropping what left the window at `now` (SPEC step 1). */
+  #pruned(key: string, rule: WindowRule, now: number, wallMs: number): MemoryEntry | undefined {
+    const entry = this.#live(key, wallMs);
+    if (entry === undefined) return undefined;
+    const start = firstIndexAbove(entry.timestamps, now - rule.intervalUs);
+    if (start > 0) {
+      entry.timestamps.splice(0, start);
+      entry.members?.splice(0, start);
+    }
     return entry;
   }
 
-  #indexOf(key: string, member: string): number {
-    return this.#entries.get(key)?.members?.indexOf(member) ?? -1;
-  }
-
-  /** Removes one member; true when it was there. */
-  #remove(key: string, member: string): boolean {
-    const entry = this.#entries.get(key);
-    const index = entry?.members?.indexOf(member) ?? -1;
-    if (entry === undefined || index < 0) return false;
-    entry.timestamps.splice(index, 1);
-    entry.members?.splice(index, 1);
-    if (entry.timestamps.length === 0) this.#entries.delete(key);
-    return true;
-  }
-
   /**
-   * Records `now` (with its member, if any), keeping only the newest
-   * `maxInInterval` timestamps, and pushes back when the id is forgotten.
+   * Records `now` (with its member, if any), then applies the flood bound,
+   * and pushes back when the id is forgotten. An action is recorded once: its
+   * earlier blocked record is replaced.
    */
-  #record(key: string, rule: WindowRule, now: number, member: string | undefined): void {
-    const wallMs = Date.now();
+  #record(key: string, rule: WindowRule, now: number, member: string | undefined, actionId: string | undefined, wallMs: number): MemoryEntry {
     const expiresAt = wallMs + microsecondsToWholeMillisecondsUp(rule.intervalUs);
-    this.#expiry.reclaim(wallMs, this.#isLive, this.#forget);
     let entry = this.#entries.get(key);
     if (entry === undefined) {
       entry = { key, timestamps: [], members: undefined, expiresAt };
       this.#entries.set(key, entry);
       this.#expiry.add(entry, expiresAt);
     }
+    if (actionId !== undefined) removeMember(entry, blockedMember(actionId));
     if (member !== undefined && entry.members === undefined) entry.members = entry.timestamps.map(() => undefined);
-    if (actionIdOf(member) !== undefined) {
-      // An action is recorded once: its earlier blocked record moves (or becomes the admitted one).
-      this.#remove(key, blockedMember(actionIdOf(member) as string));
-      entry = this.#entries.get(key) ?? this.#restore(entry);
-    }
     const index = insertSorted(entry.timestamps, now);
     entry.members?.splice(index, 0, member);
-    if (entry.timestamps.length > rule.maxInInterval) removeFront(entry, entry.timestamps.length - rule.maxInInterval);
+    keepWhatDecisionsNeed(entry, rule.maxInInterval);
     entry.expiresAt = expiresAt;
+    return entry;
   }
 }
 
-/** The action id of a member that has one. */
-function actionIdOf(member: string | undefined): string | undefined {
-  return member === undefined ? undefined : member.slice(1);
+/** Forgets every record of an entry, keeping the entry itself (and its one expiry record) for the next write. */
+function empty(entry: MemoryEntry): void {
+  entry.timestamps.length = 0;
+  entry.members = undefined;
 }
 
-function removeFront(entry: MemoryEntry, count: number): void {
-  entry.timestamps.splice(0, count);
-  entry.members?.splice(0, count);
+/** Removes one member; true when it was there. */
+function removeMember(entry: MemoryEntry, member: string): boolean {
+  const index = entry.members?.indexOf(member) ?? -1;
+  if (index < 0) return false;
+  entry.timestamps.splice(index, 1);
+  entry.members?.splice(index, 1);
+  return true;
+}
+
+/** S' as stored: |S'|, max(S') and its k-th newest (the window was pruned just before). */
+function recordedWindow(entry: RecordedSet | undefined, rule: WindowRule): RecordedWindow {
+  const timestamps = entry?.timestamps ?? NO_TIMESTAMPS;
+  const count = timestamps.length;
+  return {
+    count,
+    newest: timestamps[count - 1],
+    maxthNewest: count >= rule.maxInInterval ? timestamps[count - rule.maxInInterval] : undefined,
+  };
 }
 
 /** The memory store that holds a tier (a stack of in-memory limiters has one per tier). */
