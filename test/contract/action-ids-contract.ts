@@ -32,6 +32,44 @@ export function describeActionIdContract(backend: string, factory: () => Limiter
       expect(await limiter.limit('user', { actionId: 'job-3' })).to.equal(true);
     });
 
+    it('never admits more than the limit through cycles of block, undo and retry (20 cycles, limit 2)', async () => {
+      // Each cycle: a blocked attempt, an undo of an admitted action, the blocked action retried, a new action.
+      const limiter = make({ maxInInterval: 2 });
+      const admitted: { t: number; actionId: string }[] = [];
+      const attempt = async (actionId: string): Promise<void> => {
+        clock.advanceMs(1);
+        const info = await limiter.limitWithInfo('user', { actionId });
+        if (!info.blocked && info.alreadyAdmitted !== true) admitted.push({ t: clock.now, actionId });
+      };
+      await attempt('a0');
+      await attempt('a1');
+      for (let cycle = 0; cycle < 20; cycle += 1) {
+        const blocked = `b${cycle}`;
+        await attempt(blocked);
+        const newest = admitted.pop();
+        if (newest !== undefined) expect(await limiter.undo('user', newest.actionId), `cycle ${cycle}: undo`).to.equal(true);
+        await attempt(blocked);
+        await attempt(`c${cycle}`);
+        const inWindow = admitted.filter((a) => a.t > clock.now - 60_000_000).length;
+        expect(inWindow, `cycle ${cycle}: admitted and not undone in the window`).to.be.at.most(2);
+      }
+      expect(admitted.length, 'admitted and not undone, all within 62 ms').to.be.at.most(2);
+    });
+
+    it('answers a retry of an admitted action as admitted for as long as it counts, however many attempts were blocked since', async () => {
+      const limiter = make({ maxInInterval: 2 });
+      expect(await limiter.limit('user', { actionId: 'first' })).to.equal(false);
+      clock.advanceMs(1);
+      expect(await limiter.limit('user')).to.equal(false);
+      for (let i = 0; i < 10; i += 1) {
+        clock.advanceMs(1);
+        expect(await limiter.limit('user'), `blocked attempt ${i}`).to.equal(true);
+      }
+      clock.advanceMs(1);
+      expect(await limiter.limitWithInfo('user', { actionId: 'first' })).to.include({ blocked: false, alreadyAdmitted: true });
+      expect(await limiter.undo('user', 'first')).to.equal(true);
+    });
+
     it('records an action once: a retried blocked action moves its record instead of adding one', async () => {
       const limiter = make({ maxInInterval: 2 });
       await limiter.limit('user', { actionId: 'a' });

@@ -60,6 +60,48 @@ describe('MemoryStore', () => {
     expect(second).to.deep.equal(first);
   });
 
+  it('answers consistently when an id expires by the wall clock while the injected clock stands still', async () => {
+    const wall = sinon.useFakeTimers({ now: 1_700_000_000_000, toFake: ['Date'] });
+    try {
+      const store = new MemoryStore();
+      const two: WindowRule = { ...rule, maxInInterval: 2 };
+      const tier = { key: 'frozen', rule: two, store };
+      const frozen = 1_000_000_000;
+      for (let i = 0; i < 3; i += 1) await store.attempt([tier], frozen);
+      // 1.1 s of real time: the id expired (as its Redis key would), so it is decided on an empty window.
+      wall.tick(1_100);
+      const [outcome] = (await store.attempt([tier], frozen)).tiers;
+      expect(outcome?.verdict.blocked).to.equal(false);
+      expect(outcome?.after.count).to.equal(1);
+    } finally {
+      wall.restore();
+    }
+  });
+
+  for (const forget of ['clear', 'undo'] as const) {
+    it(`keeps memory flat over 300,000 cycles of limit and ${forget} on one id`, async function () {
+      this.timeout(60_000);
+      const gc = (globalThis as { gc?: () => void }).gc;
+      if (gc === undefined) throw new Error('run the tests with --expose-gc (the .mocharc.json does)');
+      const store = new MemoryStore();
+      const tier = { key: 'one', rule: { ...rule, intervalUs: 60_000_000 }, store };
+      let now = 1_000_000_000;
+      const cycle = async (i: number): Promise<void> => {
+        await store.attempt([tier], (now += 1), forget === 'undo' ? `a${i}` : undefined);
+        if (forget === 'clear') await store.clear(['one']);
+        else await store.undo(['one'], `a${i}`);
+      };
+      for (let i = 0; i < 10_000; i += 1) await cycle(i);
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      for (let i = 0; i < 300_000; i += 1) await cycle(i);
+      gc();
+      const grown = process.memoryUsage().heapUsed - before;
+      expect(grown, `heap grew by ${Math.round(grown / 1e6)} MB`).to.be.below(8_000_000);
+      expect(store.size).to.equal(1);
+    });
+  }
+
   it('keeps no timer', async () => {
     const clock = sinon.useFakeTimers();
     try {
