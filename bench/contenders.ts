@@ -73,9 +73,9 @@ type LimiterOptions = Partial<ConstructorParameters<typeof RollingRateLimiter>[0
  * a new mode is one line here, and its targets a line or two in targets.ts.
  */
 const LIBRARY_MODES: readonly { mode: string; label: string; options: LimiterOptions; stack?: true; only?: Backend }[] = [
-  { mode: 'multi', label: 'MULTI path (countBlocked true)', options: { countBlocked: true } },
+  { mode: 'multi', label: 'MULTI path (countBlocked true, useScript: false)', options: { countBlocked: true, useScript: false } },
   { mode: 'script', label: 'script path (countBlocked false)', options: { countBlocked: false } },
-  { mode: 'script-cb', label: 'script path (countBlocked true, useScript)', options: { countBlocked: true, useScript: true } },
+  { mode: 'script-cb', label: 'default path (the script, countBlocked true)', options: { countBlocked: true } },
   { mode: 'stack3', label: '3-tier stack (s/min/day, countBlocked false)', options: { countBlocked: false }, stack: true },
   { mode: 'redisclock', label: "clock 'redis' (script, countBlocked true)", options: { clock: 'redis' }, only: 'ioredis' },
   { mode: 'batch', label: 'script path, batch: true (countBlocked false)', options: { countBlocked: false, batch: true } },

@@ -1,6 +1,6 @@
-// The script path: one EVALSHA of the decide script per decision, for what
-// must be decided before it is written (countBlocked: false, stacked tiers,
-// the Redis clock, action ids) and for `useScript: true`; or one per batch
+// The script path, the default wherever the client runs scripts: one
+// EVALSHA of the decide script per decision, every mode alike (countBlocked
+// either way, stacked tiers, the Redis clock, action ids); or one per batch
 // of decisions with `batch: true`.
 
 import { decideTiers, judge, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../core/decision-model.js';

@@ -6,7 +6,7 @@ export interface Tier {
   readonly key: string;
   readonly rule: WindowRule;
   readonly store: Store;
-  /** On Redis, decide with the script even where the MULTI could (the `useScript` option). */
+  /** On Redis, `false` asks for the MULTI of plain commands instead of the decide script (the `useScript` option). */
   readonly useScript?: boolean | undefined;
   /** On Redis, send the decision in the next batch of decide script calls (the `batch` option of the limiter or stack deciding). */
   readonly batch?: boolean | undefined;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { evaluateTargets, type BenchData } from '../../bench/targets.js';
 import type { ThroughputRecord } from '../../bench/throughput.js';
 
-const NAME = 'default path / bare MULTI of its commands, ioredis, many ids, c64';
+const NAME = 'MULTI path (useScript: false) / bare MULTI of its commands, ioredis, many ids, c64';
 
 function record(run: number, contender: string, slices: number[]): ThroughputRecord {
   return { run, scenario: 'many-c64', contender, slices, perSecond: slices.reduce((a, b) => a + b, 0) / slices.length };
