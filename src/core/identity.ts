@@ -118,7 +118,7 @@ export function storedActionId(actionId: string): string {
  * The companion of a Redis key: a sorted set, in the same hash slot (the key
  * ends with its hash tag), holding a copy of the key's records that carry an
  * action id, so that the flood bound can tell them apart without reading the
- * whole key. The decide script derives the same name (`key .. ':a'`).
+ * whole key. The decide script takes it as the tier's second key.
  */
 export function actionRecordsKey(key: string): string {
   return `${key}:a`;

@@ -5,7 +5,7 @@
 
 import { decideTiers, judge, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../core/decision-model.js';
 import { StoreError } from '../errors/store-error.js';
-import { nextMember } from '../core/identity.js';
+import { actionRecordsKey, nextMember } from '../core/identity.js';
 import type { RedisAdapter } from './adapters/adapter.js';
 import { readInteger } from './replies.js';
 import { runScript } from './scripts/run-script.js';
@@ -30,7 +30,7 @@ export function appendDecision(keys: string[], args: (string | number)[], { tier
   const member = dryRun || actionId !== undefined ? '' : nextMember();
   args.push(tiers.length, now === undefined ? '' : now, member, dryRun ? '0' : '1', actionId ?? '');
   for (const { key, rule } of tiers) {
-    keys.push(key);
+    keys.push(key, actionRecordsKey(key));
     args.push(rule.intervalUs, rule.maxInInterval, rule.minDifferenceUs, rule.countBlocked ? '1' : '0');
   }
 }

@@ -32,7 +32,7 @@ describe('the ioredis MULTI path on real Redis', () => {
     const clock = new TestClock();
     const namespace = namespaces.next();
     const rules = { intervalMs: 1000, maxInInterval: 10, minDifferenceMs: 0, countBlocked: true };
-    const limiter = new RollingRateLimiter({ client, namespace, interval: 1000, maxInInterval: 10, clock: clock.read });
+    const limiter = new RollingRateLimiter({ client, namespace, interval: 1000, maxInInterval: 10, clock: clock.read, useScript: false });
     const reference = new ReferenceLimiter(rules);
     let largest = 0;
     for (let i = 0; i < 20_000; i += 1) {
@@ -48,7 +48,7 @@ describe('the ioredis MULTI path on real Redis', () => {
     this.timeout(120_000);
     const clock = new TestClock();
     const namespace = namespaces.next();
-    const limiter = new RollingRateLimiter({ client, namespace, interval: 1000, maxInInterval: 10, clock: clock.read });
+    const limiter = new RollingRateLimiter({ client, namespace, interval: 1000, maxInInterval: 10, clock: clock.read, useScript: false });
     const reference = new ReferenceLimiter({ intervalMs: 1000, maxInInterval: 10, minDifferenceMs: 0, countBlocked: true });
     let largest = 0;
     await client.config('RESETSTAT');
@@ -70,7 +70,7 @@ describe('the ioredis MULTI path on real Redis', () => {
 
   it('sets the TTL in milliseconds, not whole seconds', async () => {
     const namespace = namespaces.next();
-    const limiter = new RollingRateLimiter({ client, namespace, interval: 1500, maxInInterval: 3 });
+    const limiter = new RollingRateLimiter({ client, namespace, interval: 1500, maxInInterval: 3, useScript: false });
     await limiter.limit('user');
     const ttl = await client.pttl(keyOf(namespace, 'user'));
     expect(ttl).to.be.within(1400, 1500);
@@ -79,7 +79,7 @@ describe('the ioredis MULTI path on real Redis', () => {
   it('writes nothing in a dry run: no key, no member, no TTL change, no trimming', async () => {
     const namespace = namespaces.next();
     const clock = new TestClock();
-    const limiter = new RollingRateLimiter({ client, namespace, interval: 60_000, maxInInterval: 2, clock: clock.read });
+    const limiter = new RollingRateLimiter({ client, namespace, interval: 60_000, maxInInterval: 2, clock: clock.read, useScript: false });
     const key = keyOf(namespace, 'user');
     await limiter.wouldLimitWithInfo('user');
     expect(await client.exists(key)).to.equal(0);
@@ -138,7 +138,7 @@ describe('the ioredis MULTI path on real Redis', () => {
       for (let run = 0; run < 5; run += 1) {
         const namespace = namespaces.next();
         const limiters = connections.map(
-          (connection) => new RollingRateLimiter({ client: connection, namespace, interval: 600_000, maxInInterval: 25 }),
+          (connection) => new RollingRateLimiter({ client: connection, namespace, interval: 600_000, maxInInterval: 25, useScript: false }),
         );
         const attempts = Array.from({ length: 400 }, (_, i) => (limiters[i % limiters.length] as RollingRateLimiter).limit('shared'));
         const blocked = await Promise.all(attempts);

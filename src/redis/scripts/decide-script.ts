@@ -21,11 +21,12 @@ export const DECISION_FAILED = {
  * the samples it returns, with the same code as every other store, and
  * checks that it reaches the same allowed/blocked decision.
  *
- * KEYS: the keys of each decision's tiers, decision after decision; the keys
- * of one decision share a hash tag (the id). Each key `K` has a companion
- * sorted set `K .. ':a'` (same hash tag, so the same slot) holding a copy of
- * the records that carry an action id; the script derives its name, and the
- * store deletes both on `clear` and `undo`.
+ * KEYS: two per tier, decision after decision: the tier's key, then its
+ * companion (`actionRecordsKey`: the key and `:a`), a sorted set holding a
+ * copy of the key's records that carry an action id, so that the flood
+ * bound finds them without reading the key. The keys of one decision share
+ * a hash tag (the id), so they live in one slot; the store deletes both on
+ * `clear` and `undo`.
  *
  * ARGV: for each decision, a header of five values, then four per tier:
  *   n            how many tiers (and keys) the decision has
@@ -95,9 +96,8 @@ local function removeAll(key, members)
 end
 
 -- The flood bound of one key holding count records after a write; returns how many it holds afterwards.
-local function trim(key, max, count, cutoff)
+local function trim(key, actions, max, count, cutoff)
   if count <= max then return count end
-  local actions = key .. ':a'
   local actionCount = redis.pcall('ZREMRANGEBYSCORE', actions, '-inf', cutoff)
   if failed(actionCount) then return count end
   actionCount = redis.call('ZCARD', actions)
@@ -141,7 +141,8 @@ local function fail(n, now, code)
   for _ = 1, 5 * n do reply[#reply + 1] = -1 end
 end
 
--- One decision: its keys follow KEYS[k0], its header ARGV[a0 + 1 .. a0 + 5], its tiers' values after that.
+-- One decision: its keys follow KEYS[k0] (tier i's at k0 + 2i - 1 and its companion's at k0 + 2i), its header
+-- ARGV[a0 + 1 .. a0 + 5], its tiers' values after that.
 local function decide(k0, a0, n)
   local now
   if ARGV[a0 + 2] == '' then
@@ -166,11 +167,11 @@ local function decide(k0, a0, n)
   -- The first command on each key tells a key of another type, before anything is written: the decision then fails alone.
   local counts = {}
   for i = 1, n do
-    local key = KEYS[k0 + i]
+    local key = KEYS[k0 + 2 * i - 1]
     local count
     if record then
       count = redis.pcall('ZCARD', key)
-      if actionId ~= '' and not failed(count) and failed(redis.pcall('ZCARD', key .. ':a')) then count = WRONG_TYPE end
+      if actionId ~= '' and not failed(count) and failed(redis.pcall('ZCARD', KEYS[k0 + 2 * i])) then count = WRONG_TYPE end
     else
       count = redis.pcall('ZCOUNT', key, '(' .. rules[i].cutoff, '+inf')
     end
@@ -180,19 +181,19 @@ local function decide(k0, a0, n)
   -- Step 1 (record mode): drop what left the window.
   if record then
     for i = 1, n do
-      counts[i] = counts[i] - redis.call('ZREMRANGEBYSCORE', KEYS[k0 + i], '-inf', rules[i].cutoff)
+      counts[i] = counts[i] - redis.call('ZREMRANGEBYSCORE', KEYS[k0 + 2 * i - 1], '-inf', rules[i].cutoff)
     end
   end
   local replayed = false
   if record and actionId ~= '' then
     for i = 1, n do
-      if redis.call('ZSCORE', KEYS[k0 + i], '+' .. actionId) then replayed = true end
+      if redis.call('ZSCORE', KEYS[k0 + 2 * i - 1], '+' .. actionId) then replayed = true end
     end
   end
   local allowed = true
   local samples = {}
   for i = 1, n do
-    local key, rule, count = KEYS[k0 + i], rules[i], counts[i]
+    local key, rule, count = KEYS[k0 + 2 * i - 1], rules[i], counts[i]
     local max = rule.max
     local newest, kMinus1th, kth = -1, -1, -1
     if count > 0 then newest = scoreAt(key, -1) end
@@ -217,7 +218,7 @@ local function decide(k0, a0, n)
   if actionId ~= '' then member = (allowed and '+' or '-') .. actionId end
   local scoreNow = score(now)
   for i = 1, n do
-    local key, rule, sample = KEYS[k0 + i], rules[i], samples[i]
+    local key, actions, rule, sample = KEYS[k0 + 2 * i - 1], KEYS[k0 + 2 * i], rules[i], samples[i]
     reply[#reply + 1] = sample[1]
     reply[#reply + 1] = sample[2]
     if not record then
@@ -232,14 +233,13 @@ local function decide(k0, a0, n)
     else
       local count, newest = sample[1], sample[2]
       if actionId ~= '' then
-        local actions = key .. ':a'
         -- The action is recorded once: an earlier blocked record is replaced.
         count = count - redis.call('ZREM', key, '-' .. actionId)
         redis.call('ZREM', actions, '-' .. actionId)
         redis.call('ZADD', actions, scoreNow, member)
       end
       count = count + redis.call('ZADD', key, scoreNow, member)
-      count = trim(key, rule.max, count, rule.cutoff)
+      count = trim(key, actions, rule.max, count, rule.cutoff)
       if actionId ~= '' then
         newest = count > 0 and scoreAt(key, -1) or -1
       elseif now > newest then
@@ -251,7 +251,7 @@ local function decide(k0, a0, n)
       local ttl = math.ceil(rule.interval / 1000)
       redis.call('PEXPIRE', key, ttl)
       -- The companion outlives its key by a millisecond, so it never misses a record the key still holds.
-      redis.call('PEXPIRE', key .. ':a', ttl + 1)
+      redis.call('PEXPIRE', actions, ttl + 1)
     end
   end
 end
@@ -261,7 +261,7 @@ while a0 < #ARGV do
   local n = tonumber(ARGV[a0 + 1])
   if n == nil or n < 1 then return redis.error_reply('decide: bad tier count at argument ' .. (a0 + 1)) end
   decide(k0, a0, n)
-  k0 = k0 + n
+  k0 = k0 + 2 * n
   a0 = a0 + 5 + 4 * n
 end
 return reply

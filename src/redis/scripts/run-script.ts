@@ -16,8 +16,8 @@ function isNoPermissionError(error: unknown): boolean {
 function missingPermission(error: Error): StoreError {
   return new StoreError(
     `Redis refused EVALSHA/EVAL to this user (ACL: "${error.message}"). ` +
-      "`countBlocked: false`, stacks and `clock: 'redis'` run a Lua script: grant them " +
-      '(`ACL SETUSER <user> +evalsha +eval`), or use `countBlocked: true` with a local clock, which needs only plain commands',
+      'The limiter decides with a Lua script by default: grant them ' +
+      '(`ACL SETUSER <user> +evalsha +eval`), or use `useScript: false` (plain commands, for `countBlocked: true` with a local clock)',
     { cause: error },
   );
 }
