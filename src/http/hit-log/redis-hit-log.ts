@@ -47,11 +47,11 @@ export class RedisHitLog implements HitLog {
   }
 
   remove(key: string, member: string): Promise<void> {
-    return this.#call(() => this.#redis.transaction([['ZREM', key, member]]), 'Giving back a hit').then(() => undefined);
+    return this.#call(() => this.#redis.transaction([['zrem', key, member]]), 'Giving back a hit').then(() => undefined);
   }
 
   clear(key: string): Promise<void> {
-    return this.#call(() => this.#redis.transaction([['DEL', key, key + RULES_KEY_SUFFIX]]), 'Clearing a key').then(() => undefined);
+    return this.#call(() => this.#redis.transaction([['del', key, key + RULES_KEY_SUFFIX]]), 'Clearing a key').then(() => undefined);
   }
 
   /**
@@ -64,10 +64,10 @@ export class RedisHitLog implements HitLog {
     const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
     let cursor = '0';
     do {
-      const [reply] = await this.#call(() => this.#redis.transaction([['SCAN', cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT]]), 'Resetting every key');
+      const [reply] = await this.#call(() => this.#redis.transaction([['scan', cursor, 'MATCH', pattern, 'COUNT', SCAN_COUNT]]), 'Resetting every key');
       const [next, keys] = reply as [unknown, unknown[]];
       cursor = String(next);
-      if (keys.length > 0) await this.#call(() => this.#redis.transaction([['DEL', ...keys.map(String)]]), 'Resetting every key');
+      if (keys.length > 0) await this.#call(() => this.#redis.transaction([['del', ...keys.map(String)]]), 'Resetting every key');
     } while (cursor !== '0');
   }
 
