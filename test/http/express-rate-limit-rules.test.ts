@@ -6,12 +6,12 @@
 import { expect } from 'chai';
 import express, { type Express } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
-import { Redis } from 'ioredis';
 import sinon from 'sinon';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RollingWindowStore } from '../../src/http/express-rate-limit-store.js';
 import { get, serve, type RunningServer } from '../express/http-helpers.js';
 import { commandsDuring } from '../support/command-stats.js';
+import { useIORedisClient } from '../support/ioredis-client.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { forEachStoreBackend } from './store-backends.js';
 
@@ -29,7 +29,7 @@ forEachStoreBackend('RollingWindowStore', (backend) => {
   });
 
   const store = (options: { maxLimit?: number } = {}): RollingWindowStore =>
-    new RollingWindowStore({ client: backend.client(), prefix: namespaces.next(backend.name), ...options });
+    new RollingWindowStore({ ...backend.clientOption(), prefix: namespaces.next(backend.name), ...options });
 
   async function start(app: Express): Promise<string> {
     const server = await serve(app);
@@ -134,24 +134,13 @@ forEachStoreBackend('RollingWindowStore', (backend) => {
 
 describe('RollingWindowStore on Redis: round trips and prefixes', function () {
   this.timeout(30_000);
-  let client: Redis | undefined;
-  let stop: (() => Promise<void>) | undefined;
-  before(async () => {
-    const { useRedis } = await import('../support/redis-server.js');
-    const redis = await useRedis();
-    client = new Redis(redis.url);
-    stop = () => redis.stop();
-  });
-  after(async () => {
-    await client?.quit();
-    await stop?.();
-  });
+  const redis = useIORedisClient();
 
   it('makes one round trip per increment and per get, whatever the count', async () => {
-    const erl = new RollingWindowStore({ client, prefix: namespaces.next('trips') });
+    const erl = new RollingWindowStore({ client: redis.client, prefix: namespaces.next('trips') });
     erl.init({ windowMs: 60_000, limit: 5 });
     await erl.increment('warm-up'); // loads the script
-    const calls = await commandsDuring(client!, async () => {
+    const calls = await commandsDuring(redis.client, async () => {
       for (let i = 0; i < 7; i += 1) await erl.increment('k');
       await erl.get('k');
     });
@@ -159,13 +148,13 @@ describe('RollingWindowStore on Redis: round trips and prefixes', function () {
   });
 
   it('refuses a second store with the same prefix on one client, until the first shuts down', async () => {
-    const first = new RollingWindowStore({ client });
-    expect(() => new RollingWindowStore({ client }), 'two rateLimit() on one client would count each other’s hits').to.throw(RangeError, /prefix "rl:"/);
+    const first = new RollingWindowStore({ client: redis.client });
+    expect(() => new RollingWindowStore({ client: redis.client }), 'two rateLimit() on one client would count each other’s hits').to.throw(RangeError, /prefix "rl:"/);
     await first.shutdown();
-    await new RollingWindowStore({ client }).shutdown();
+    await new RollingWindowStore({ client: redis.client }).shutdown();
     const app = express();
-    app.use('/api', rateLimit({ windowMs: 60_000, limit: 5, store: new RollingWindowStore({ client, prefix: namespaces.next('api') }) }));
-    app.use('/login', rateLimit({ windowMs: 60_000, limit: 5, store: new RollingWindowStore({ client, prefix: namespaces.next('login') }) }));
+    app.use('/api', rateLimit({ windowMs: 60_000, limit: 5, store: new RollingWindowStore({ client: redis.client, prefix: namespaces.next('api') }) }));
+    app.use('/login', rateLimit({ windowMs: 60_000, limit: 5, store: new RollingWindowStore({ client: redis.client, prefix: namespaces.next('login') }) }));
     app.get(['/api', '/login'], (_req, res) => void res.send('ok'));
     const server = await serve(app);
     try {

@@ -17,7 +17,7 @@ const namespaces = uniqueNamespaces('fastify-rules');
 
 async function app(backend: StoreBackend, options: FastifyRateLimitOptions, paths: readonly string[]): Promise<FastifyInstance> {
   const fastify = Fastify();
-  const store = rollingWindowStore({ client: backend.client(), namespace: namespaces.next(backend.name) });
+  const store = rollingWindowStore({ ...backend.clientOption(), namespace: namespaces.next(backend.name) });
   await fastify.register(fastifyRateLimit, { ...options, store });
   for (const path of paths) fastify.get(path, async () => 'ok');
   const peek = fastify.createRateLimit();

@@ -11,11 +11,13 @@ import { useRedis, type UsedRedis } from '../support/redis-server.js';
 export interface StoreBackend {
   readonly name: string;
   client(): RedisClient | undefined;
+  /** `{ client }` for a store's options, or `{}` in memory. */
+  clientOption(): { client?: RedisClient };
 }
 
 /** Calls `body` inside one describe block per backend, with the backend's client started in a `before` hook. */
 export function forEachStoreBackend(title: string, body: (backend: StoreBackend) => void): void {
-  describe(`${title}, in memory`, () => body({ name: 'memory', client: () => undefined }));
+  describe(`${title}, in memory`, () => body({ name: 'memory', client: () => undefined, clientOption: () => ({}) }));
   for (const name of ['ioredis', 'node-redis'] as const) {
     describe(`${title}, on ${name}`, function () {
       this.timeout(60_000);
@@ -36,13 +38,11 @@ export function forEachStoreBackend(title: string, body: (backend: StoreBackend)
         await client?.quit();
         await redis?.stop();
       });
-      body({
-        name,
-        client: () => {
-          if (client === undefined) throw new Error('the redis-server of this describe block has not started yet');
-          return client;
-        },
-      });
+      const started = (): RedisClient => {
+        if (client === undefined) throw new Error('the redis-server of this describe block has not started yet');
+        return client;
+      };
+      body({ name, client: started, clientOption: () => ({ client: started() }) });
     });
   }
 }
