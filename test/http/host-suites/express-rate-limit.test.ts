@@ -127,7 +127,7 @@ forEachStoreBackend('express-rate-limit middleware cases with RollingWindowStore
     servers.push(server);
     expect(await statuses(server.url, 2)).to.deep.equal([200, 429]);
     expect((await limiter.getKey('k'))?.totalHits).to.equal(2);
-    await limiter.resetKey('k');
+    await store.resetKey('k'); // limiter.resetKey is typed as returning nothing
     expect(await limiter.getKey('k')).to.equal(undefined);
     expect((await get(server.url)).status).to.equal(200);
   });

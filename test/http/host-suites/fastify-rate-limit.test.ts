@@ -61,7 +61,7 @@ forEachStoreBackend('@fastify/rate-limit cases with rollingWindowStore', (backen
   });
 
   it('counts by keyGenerator', async () => {
-    const instance = await app({ max: 1, timeWindow: 60_000, keyGenerator: (request) => String(request.headers['x-user']) });
+    const instance = await app({ max: 1, timeWindow: 60_000, keyGenerator: (request: { headers: Record<string, unknown> }) => String(request.headers['x-user']) });
     expect((await send(instance, '/', { 'x-user': 'a' })).statusCode).to.equal(200);
     expect((await send(instance, '/', { 'x-user': 'a' })).statusCode).to.equal(429);
     expect((await send(instance, '/', { 'x-user': 'b' })).statusCode).to.equal(200);
