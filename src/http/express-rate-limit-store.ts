@@ -1,14 +1,16 @@
 // `rolling-window-limiter/express-rate-limit`: a store for express-rate-limit
-// (its `Store` interface: init, increment, decrement, resetKey, get, prefix)
-// that counts an exact rolling window, shared by every process on one Redis.
-// express-rate-limit is not imported: its types are written out here, in the
-// shape it calls, so this entry loads nothing but this library.
+// (its `Store` interface: init, increment, decrement, get, resetKey,
+// resetAll, shutdown, prefix, localKeys) that counts an exact rolling window,
+// shared by every process on one Redis. express-rate-limit is not imported:
+// its types are written out here, in the shape it calls, so this entry loads
+// nothing but this library.
 
-import { randomUUID } from 'node:crypto';
-import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { describeValue } from '../core/options.js';
+import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
-import { checkClient, RollingCounter } from './rolling-count.js';
+import { checkOptionNames, createHitLog, HitKeys } from './hit-log/create-hit-log.js';
+import { changeDate, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log/hit-log.js';
 
 /** Options of {@link RollingWindowStore}. */
 export interface RollingWindowStoreOptions {
@@ -19,18 +21,27 @@ export interface RollingWindowStoreOptions {
    */
   readonly client?: RedisClient;
   /**
-   * Prefix of every key (the limiter's namespace). Two rate limiters on one
-   * client need distinct prefixes, or they count each other's hits.
+   * Prefix of every key. Two rate limiters on one client need distinct
+   * prefixes, or they count each other's hits: a second store with the same
+   * prefix on the same client in one process is refused.
    * @default 'rl:'
    */
   readonly prefix?: string;
+  /**
+   * With express-rate-limit's `limit` as a function: the largest limit it
+   * returns. The store learns a request's limit only after counting it, so it
+   * counts every key up to `maxLimit + 1` hits (and keeps no more): a limit
+   * above `maxLimit` is never reached. Ignored when `limit` is a number.
+   * @default 1000
+   */
+  readonly maxLimit?: number;
 }
 
 /** What express-rate-limit tells a store about itself in `init` (the fields this store reads). */
 export interface ExpressRateLimitOptions {
   /** The window, in milliseconds. */
   readonly windowMs: number;
-  /** The most hits per window: a number (a function is not supported: the store must know the limit). */
+  /** The most hits per window: a number, or a function of the request (see {@link RollingWindowStoreOptions.maxLimit}). */
   readonly limit: unknown;
   /** Whether failed requests are given back (`decrement`). */
   readonly skipFailedRequests?: boolean;
@@ -38,35 +49,40 @@ export interface ExpressRateLimitOptions {
   readonly skipSuccessfulRequests?: boolean;
 }
 
-/** A key's hits and when their count next drops, as express-rate-limit reads them. */
+/** A key's hits and when their count next changes, as express-rate-limit reads them. */
 export interface ClientRateLimitInfo {
-  /** Hits in the window, this one included (above the limit it reads `limit + 1`). */
+  /** Hits in the window, blocked ones too (this one included after `increment`); above the limit it reads `limit + 1`. */
   totalHits: number;
-  /** When the count next drops: when a blocked or last-slot client is admitted again, otherwise when the oldest hit leaves. */
+  /** When the count next changes (see {@link RollingWindowStore.increment} and {@link RollingWindowStore.get}). */
   resetTime: Date | undefined;
 }
 
-/** How many of a key's admitted hits this process remembers, to give back on `decrement`. */
-interface Remembered {
-  readonly actionIds: { readonly id: string; readonly at: number }[];
+/** A hit this store recorded, carried in the request's async context until its `decrement`. */
+interface PendingHit {
+  readonly store: RollingWindowStore;
+  readonly key: string;
+  readonly hit: Promise<RecordedHit>;
+  givenBack: boolean;
 }
 
+/** The hit of the request being handled: express-rate-limit calls `decrement` in a continuation of its `increment`. */
+const pendingHits = new AsyncLocalStorage<PendingHit>();
+/** Prefixes in use per Redis client in this process. */
+const prefixesInUse = new WeakMap<object, Set<string>>();
 const DEFAULT_PREFIX = 'rl:';
+const DEFAULT_MAX_LIMIT = 1000;
 
 /**
  * A store for express-rate-limit (tested with version 8) that counts an exact
  * rolling window: a hit stops counting exactly `windowMs` after it was made,
  * so there is no window boundary at which a client gets twice the limit.
  * With a Redis `client`, every process on that Redis shares each count; one
- * Redis round trip per request (two while the window still has room, to read
- * when the oldest hit leaves).
+ * Redis round trip per request.
  *
- * `increment` records every hit, blocked ones too (as express-rate-limit's own
- * stores count), and `resetTime` is when the count next drops: for a client
- * at or over the limit, the moment a request would be admitted again; else
- * when its oldest hit leaves the window. `decrement` (express-rate-limit's
- * `skipFailedRequests` and `skipSuccessfulRequests`) gives back the newest hit
- * this process admitted for the key, which needs the decide script on Redis.
+ * Every hit counts, blocked ones too, as in express-rate-limit's own stores.
+ * `decrement` (`skipFailedRequests`, `skipSuccessfulRequests`) removes the
+ * hit of the request it is called for, a refused request's own hit included,
+ * and no other.
  *
  * @example
  * ```ts
@@ -79,7 +95,7 @@ const DEFAULT_PREFIX = 'rl:';
  *   limit: 100,
  *   standardHeaders: 'draft-8',
  *   legacyHeaders: false,
- *   store: new RollingWindowStore({ client: new Redis(process.env.REDIS_URL) }),
+ *   store: new RollingWindowStore({ client: new Redis(process.env.REDIS_URL), prefix: 'api:' }),
  * }));
  * ```
  */
@@ -89,114 +105,125 @@ export class RollingWindowStore {
   /** Keys are shared with other processes (on Redis) or private to this one (in memory). */
   readonly localKeys: boolean;
   readonly #client: RedisClient | undefined;
-  #counter: RollingCounter | undefined;
+  readonly #log: HitLog;
+  readonly #keys: HitKeys;
+  readonly #maxLimit: number;
+  #rule: HitRule | undefined;
   #initError: Error | undefined;
-  #rememberAdmitted = false;
-  #windowMs = 0;
-  readonly #admitted = new Map<string, Remembered>();
+  #givesBack = false;
 
   /**
    * @param options See {@link RollingWindowStoreOptions}.
-   * @throws TypeError when an option has the wrong type or is unknown.
+   * @throws TypeError when an option has the wrong type or is unknown; RangeError for a `maxLimit` below 0, or a
+   * prefix that another store in this process already uses on the same client.
    */
   constructor(options: RollingWindowStoreOptions = {}) {
-    if (typeof options !== 'object' || options === null) {
-      throw new InvalidOptionTypeError(`Expected the options to be an object, got ${describeValue(options)}`, 'options', options);
-    }
-    for (const name of Object.keys(options)) {
-      if (name !== 'client' && name !== 'prefix') {
-        throw new InvalidOptionTypeError(`Unknown option \`${name}\`; expected client, prefix`, name, options[name as keyof typeof options]);
-      }
-    }
-    checkClient(options.client);
+    checkOptionNames(options, ['client', 'prefix', 'maxLimit']);
     const prefix = options.prefix ?? DEFAULT_PREFIX;
     if (typeof prefix !== 'string') throw new InvalidOptionTypeError(`Expected \`prefix\` to be a string, got ${describeValue(prefix)}`, 'prefix', prefix);
+    const maxLimit = options.maxLimit ?? DEFAULT_MAX_LIMIT;
+    if (typeof maxLimit !== 'number' || !Number.isSafeInteger(maxLimit) || maxLimit < 0) {
+      throw new InvalidOptionRangeError(`Expected \`maxLimit\` to be an integer >= 0, got ${describeValue(maxLimit)}`, 'maxLimit', maxLimit);
+    }
+    this.#log = createHitLog(options.client);
+    if (options.client !== undefined) claimPrefix(options.client, prefix);
     this.prefix = prefix;
+    this.#keys = new HitKeys(prefix);
+    this.#maxLimit = maxLimit;
     this.#client = options.client;
     this.localKeys = options.client === undefined;
   }
 
   /**
-   * Called by express-rate-limit with its options: takes `windowMs` and
-   * `limit` from them. A `limit` that is a function is refused (the store
-   * must know the limit to keep only what it needs); the error is logged by
-   * express-rate-limit and every request then fails with it.
+   * Called by express-rate-limit with its options: takes `windowMs`, and
+   * `limit` when it is a number (a function: see {@link RollingWindowStoreOptions.maxLimit}).
+   * @throws TypeError for a `windowMs` or `limit` of the wrong type (express-rate-limit logs it; requests then fail with it).
    */
   init(options: ExpressRateLimitOptions): void {
     const { windowMs, limit } = options;
     try {
-      if (typeof windowMs !== 'number' || !(windowMs >= 1)) {
+      if (typeof windowMs !== 'number' || !(windowMs >= 1) || !Number.isFinite(windowMs)) {
         throw new InvalidOptionTypeError(`RollingWindowStore needs \`windowMs\` to be a number of milliseconds >= 1, got ${describeValue(windowMs)}`, 'windowMs', windowMs);
       }
-      if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 0) {
-        throw new InvalidOptionTypeError(
-          `RollingWindowStore needs \`limit\` to be a whole number, got ${describeValue(limit)}: a rolling window keeps only the newest \`limit\` hits, so the limit must be known to the store`,
-          'limit',
-          limit,
-        );
+      if (typeof limit !== 'function' && (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0)) {
+        throw new InvalidOptionTypeError(`RollingWindowStore needs \`limit\` to be a whole number or a function, got ${describeValue(limit)}`, 'limit', limit);
       }
-      this.#windowMs = windowMs;
-      this.#rememberAdmitted = options.skipFailedRequests === true || options.skipSuccessfulRequests === true;
-      this.#counter = new RollingCounter({ client: this.#client, namespace: this.prefix, windowMs, limit });
+      this.#givesBack = options.skipFailedRequests === true || options.skipSuccessfulRequests === true;
+      this.#rule = { windowUs: Math.ceil(windowMs) * 1000, limit: typeof limit === 'number' ? limit : this.#maxLimit };
     } catch (error) {
       this.#initError = error as Error;
       throw error;
     }
   }
 
-  #counterOrThrow(): RollingCounter {
-    if (this.#counter !== undefined) return this.#counter;
+  #ruleOrThrow(): HitRule {
+    if (this.#rule !== undefined) return this.#rule;
     throw this.#initError ?? new TypeError('RollingWindowStore was not initialized: pass it to rateLimit({ store })');
   }
 
-  /** Records a hit for `key`; resolves with the hits in the window (this one included) and when that count next drops. */
+  /**
+   * Records a hit for `key`; resolves with the hits in the window (this one
+   * included) and `resetTime`: while the window has room, when the oldest
+   * hit leaves; over the limit, when a request would be admitted again.
+   */
   async increment(key: string): Promise<ClientRateLimitInfo> {
-    const counter = this.#counterOrThrow();
-    const actionId = this.#rememberAdmitted ? randomUUID() : undefined;
-    const count = await counter.hit(key, actionId);
-    if (actionId !== undefined && count.admitted) this.#remember(key, actionId);
-    return { totalHits: count.current, resetTime: new Date(Date.now() + count.resetMs) };
+    const rule = this.#ruleOrThrow();
+    const hit = this.#log.hit(this.#keys.keyFor(key), rule);
+    if (this.#givesBack) pendingHits.enterWith({ store: this, key, hit, givenBack: false });
+    return infoOf(await hit);
   }
 
-  /** The hits of `key` in the window, and when their count next drops; writes nothing. */
+  /** The hits of `key` in the window and when the oldest of them leaves (which drops the count); writes nothing. */
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
-    const count = await this.#counterOrThrow().read(key);
-    if (count.current === 0) return undefined;
-    return { totalHits: count.current, resetTime: new Date(Date.now() + count.resetMs) };
+    const count = await this.#log.read(this.#keys.keyFor(key), this.#ruleOrThrow());
+    return count.count === 0 ? undefined : infoOf(count);
   }
 
   /**
-   * Gives back the newest hit this process admitted for `key` (what
-   * `skipFailedRequests` and `skipSuccessfulRequests` ask for); does nothing
-   * when there is none in the window.
+   * Removes the hit of the request this is called for (express-rate-limit
+   * calls it while handling that request): a refused request gives back its
+   * own hit, never an admitted one. Does nothing when called outside a
+   * request this store counted, or twice for one request.
    */
   async decrement(key: string): Promise<void> {
-    const counter = this.#counterOrThrow();
-    const remembered = this.#admitted.get(key);
-    const last = remembered?.actionIds.pop();
-    if (remembered !== undefined && remembered.actionIds.length === 0) this.#admitted.delete(key);
-    if (last !== undefined) await counter.undo(key, last.id);
+    const pending = pendingHits.getStore();
+    if (pending === undefined || pending.store !== this || pending.key !== key || pending.givenBack) return;
+    pending.givenBack = true;
+    const { member } = await pending.hit;
+    await this.#log.remove(this.#keys.keyFor(key), member);
   }
 
   /** Forgets every hit of `key`. */
   async resetKey(key: string): Promise<void> {
-    this.#admitted.delete(key);
-    await this.#counterOrThrow().clear(key);
+    await this.#log.clear(this.#keys.keyFor(key));
   }
 
-  /** Remembers an admitted hit's action id, keeping only those still in the window, and sweeps a few stale keys. */
-  #remember(key: string, id: string): void {
-    const now = Date.now();
-    const entry = this.#admitted.get(key) ?? { actionIds: [] };
-    this.#admitted.delete(key); // re-inserted last: the map stays in order of last use
-    entry.actionIds.push({ id, at: now });
-    while (entry.actionIds.length > 0 && (entry.actionIds[0]?.at ?? now) <= now - this.#windowMs) entry.actionIds.shift();
-    this.#admitted.set(key, entry);
-    let swept = 0;
-    for (const [staleKey, stale] of this.#admitted) {
-      if (swept++ >= 2) break;
-      const newest = stale.actionIds.at(-1);
-      if (newest === undefined || newest.at <= now - this.#windowMs) this.#admitted.delete(staleKey);
-    }
+  /** Forgets every hit under this store's prefix (on Redis: a SCAN, not atomic; not on a Cluster). */
+  async resetAll(): Promise<void> {
+    await this.#log.clearAll(this.#keys.prefix);
   }
+
+  /** Releases the prefix for another store in this process; in memory, forgets every hit. The client stays open. */
+  async shutdown(): Promise<void> {
+    if (this.#client === undefined) await this.#log.clearAll(this.#keys.prefix);
+    else prefixesInUse.get(this.#client)?.delete(this.prefix);
+  }
+}
+
+function infoOf(count: HitCount): ClientRateLimitInfo {
+  return { totalHits: count.count, resetTime: changeDate(count) };
+}
+
+/** Refuses a second store with `prefix` on `client` in this process: two limiters would count each other's hits. */
+function claimPrefix(client: object, prefix: string): void {
+  const used = prefixesInUse.get(client) ?? new Set<string>();
+  if (used.has(prefix)) {
+    throw new InvalidOptionRangeError(
+      `Another RollingWindowStore in this process already uses the prefix ${JSON.stringify(prefix)} on this Redis client: two rateLimit() instances would count each other's hits. Give each its own \`prefix\` (or call shutdown() on the old store first)`,
+      'prefix',
+      prefix,
+    );
+  }
+  used.add(prefix);
+  prefixesInUse.set(client, used);
 }

@@ -9,8 +9,8 @@ import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { UnsupportedError } from '../errors/unsupported-error.js';
 import { describeValue } from '../core/options.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
-import { ipKey, normalizeIpv6Subnet, type Ipv6Subnet } from './ip-key.js';
-import { checkClient, RollingCounter, type RollingCount } from './rolling-count.js';
+import { checkOptionNames, createHitLog, HitKeys } from './hit-log/create-hit-log.js';
+import { millisecondsUntilChange, type HitCount, type HitRule } from './hit-log/hit-log.js';
 
 export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from './ip-key.js';
 
@@ -28,22 +28,13 @@ export interface FastifyRollingWindowStoreOptions {
    * @default 'fastify-rate-limit-'
    */
   readonly namespace?: string;
-  /**
-   * How much of an IPv6 address is one client: a key that is an IPv6
-   * address (what the plugin's default key generator makes, already cut to
-   * its `ipv6Subnet`, a /64 by default) is reduced further to this prefix
-   * length, 32 to 64, as {@link ipKey} does. One IPv6 client often holds a
-   * whole /56. `false` leaves keys as they are.
-   * @default 56
-   */
-  readonly ipv6Subnet?: Ipv6Subnet;
 }
 
 /** A count as @fastify/rate-limit reads it: hits in the window (this one included) and milliseconds until that count next drops. */
 export interface FastifyRateLimitCount {
   /** Hits in the window, this one included (above `max` it reads `max + 1`). */
   readonly current: number;
-  /** Milliseconds until the count next drops (see {@link RollingWindowFastifyStore.incr}). */
+  /** Milliseconds until the count next changes (see {@link RollingWindowFastifyStore.incr} and {@link RollingWindowFastifyStore.read}). */
   readonly ttl: number;
 }
 
@@ -72,7 +63,12 @@ export interface RollingWindowFastifyStore {
    * again (the plugin's `Retry-After`); else until the oldest hit leaves.
    */
   incr(key: string, callback: FastifyRateLimitCallback, timeWindow: number, max: number): void;
-  /** Reads the count of `key` without recording a hit (the plugin's `{ increment: false }`). */
+  /**
+   * Reads the count of `key` without recording a hit (the plugin's
+   * `{ increment: false }`): `current` is the hits in the window, capped at
+   * `max + 1` (so `isExceeded` is true once a request was refused), and `ttl`
+   * the milliseconds until the oldest of them leaves, which drops the count.
+   */
   read(key: string, callback: FastifyRateLimitCallback, timeWindow: number, max: number): void;
   /** The store of one route with its own `config.rateLimit` (the plugin passes the route's merged options): its own keys. */
   child(routeOptions: object): RollingWindowFastifyStore;
@@ -82,22 +78,21 @@ export interface RollingWindowFastifyStore {
 export type RollingWindowFastifyStoreClass = new (pluginOptions?: object) => RollingWindowFastifyStore;
 
 const DEFAULT_NAMESPACE = 'fastify-rate-limit-';
-/** Counters kept per store for distinct (timeWindow, max) pairs, when `max` or `timeWindow` is a function. */
-const MAX_COUNTERS = 64;
 
 /**
  * Makes a store for @fastify/rate-limit (tested with version 11 on Fastify 5) that counts an
  * exact rolling window: a hit stops counting exactly `timeWindow` after it was
  * made, so no window boundary lets a client through twice. With a Redis
  * `client`, every process on that Redis shares each count; one Redis round
- * trip per request (two while the window still has room, to read when the
- * oldest hit leaves). Every hit counts, blocked ones too, as in the plugin's
- * own stores, so `continueExceeding` is what it does anyway; a client that
- * keeps sending while blocked stays blocked. `exponentialBackoff` is refused.
- * Over the limit the count reads `max + 1` whatever the number of requests,
- * so the plugin's `ban` takes effect only as `ban: 0`.
- * A key that is an IPv6 address is reduced to its /56 (see
- * {@link FastifyRollingWindowStoreOptions.ipv6Subnet}).
+ * trip per request. Like the plugin's own stores, it keeps one count per key
+ * and judges each request by the `timeWindow` and `max` the plugin hands it
+ * for that request (functions of the request included), whatever other rules
+ * did on the key. Every hit counts, blocked ones too, so `continueExceeding`
+ * is what it does anyway; a client that keeps sending while blocked stays
+ * blocked. `exponentialBackoff` is refused. Over the limit the count reads
+ * `max + 1` whatever the number of requests, so the plugin's `ban` takes
+ * effect only as `ban: 0`. Keys are counted as the plugin hands them (its
+ * `ipv6Subnet` groups IPv6 clients).
  *
  * @example
  * ```ts
@@ -117,18 +112,15 @@ const MAX_COUNTERS = 64;
  * @throws TypeError when an option has the wrong type or is unknown.
  */
 export function rollingWindowStore(options: FastifyRollingWindowStoreOptions = {}): RollingWindowFastifyStoreClass {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionTypeError(`Expected the options to be an object, got ${describeValue(options)}`, 'options', options);
+  if (typeof options === 'object' && options !== null && 'ipv6Subnet' in options) {
+    throw new InvalidOptionTypeError(
+      'rollingWindowStore no longer takes `ipv6Subnet`: the store counts the key the plugin hands it. Give `ipv6Subnet` to @fastify/rate-limit instead (its default key cuts IPv6 to a /64)',
+      'ipv6Subnet',
+      (options as { ipv6Subnet?: unknown }).ipv6Subnet,
+    );
   }
-  for (const name of Object.keys(options)) {
-    if (name !== 'client' && name !== 'namespace' && name !== 'ipv6Subnet') {
-      throw new InvalidOptionTypeError(`Unknown option \`${name}\`; expected client, namespace, ipv6Subnet`, name, options[name as keyof typeof options]);
-    }
-  }
-  checkClient(options.client);
-  const { client } = options;
-  const ipv6Subnet = normalizeIpv6Subnet(options.ipv6Subnet);
-  const keyOf = (key: string): string => (ipv6Subnet === false ? key : ipKey(key, ipv6Subnet));
+  checkOptionNames(options, ['client', 'namespace']);
+  const log = createHitLog(options.client);
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   if (typeof namespace !== 'string') {
     throw new InvalidOptionTypeError(`Expected \`namespace\` to be a string, got ${describeValue(namespace)}`, 'namespace', namespace);
@@ -136,32 +128,22 @@ export function rollingWindowStore(options: FastifyRollingWindowStoreOptions = {
 
   class Store implements RollingWindowFastifyStore {
     readonly #namespace: string;
-    readonly #counters = new Map<string, RollingCounter>();
+    readonly #keys: HitKeys;
 
     constructor(pluginOptions: object = {}, keyNamespace: string = namespace) {
       if ((pluginOptions as FastifyRateLimitStoreParams).exponentialBackoff === true) {
         throw new UnsupportedError('`exponentialBackoff` stretches a fixed window\'s TTL; a rolling window has none to stretch. Leave it out with rollingWindowStore');
       }
       this.#namespace = keyNamespace;
-    }
-
-    #counter(timeWindow: number, max: number): RollingCounter {
-      const id = `${timeWindow}/${max}`;
-      let counter = this.#counters.get(id);
-      if (counter === undefined) {
-        if (this.#counters.size >= MAX_COUNTERS) this.#counters.delete(this.#counters.keys().next().value as string);
-        counter = new RollingCounter({ client, namespace: this.#namespace, windowMs: timeWindow, limit: max });
-        this.#counters.set(id, counter);
-      }
-      return counter;
+      this.#keys = new HitKeys(keyNamespace);
     }
 
     incr(key: string, callback: FastifyRateLimitCallback, timeWindow: number, max: number): void {
-      answer(() => this.#counter(timeWindow, max).hit(keyOf(key)), callback);
+      answer((rule) => log.hit(this.#keys.keyFor(key), rule), timeWindow, max, callback);
     }
 
     read(key: string, callback: FastifyRateLimitCallback, timeWindow: number, max: number): void {
-      answer(() => this.#counter(timeWindow, max).read(keyOf(key)), callback);
+      answer((rule) => log.read(this.#keys.keyFor(key), rule), timeWindow, max, callback);
     }
 
     child(routeOptions: object): RollingWindowFastifyStore {
@@ -172,17 +154,25 @@ export function rollingWindowStore(options: FastifyRollingWindowStoreOptions = {
   return Store;
 }
 
-/** Runs `count` and hands its outcome to a Node-style callback, as the plugin expects. */
-function answer(count: () => Promise<RollingCount>, callback: FastifyRateLimitCallback): void {
-  let promise: Promise<RollingCount>;
+/** The rule of one request as the plugin hands it: a window of at least 1 ms, a whole `max` of at least 0. */
+function ruleOf(timeWindow: number, max: number): HitRule {
+  if (typeof timeWindow !== 'number' || !Number.isFinite(timeWindow) || typeof max !== 'number' || !Number.isFinite(max) || max < 0) {
+    throw new TypeError(`rollingWindowStore needs a finite \`timeWindow\` (ms) and a finite \`max\` >= 0 for each request, got ${describeValue(timeWindow)} and ${describeValue(max)}`);
+  }
+  return { windowUs: Math.max(1, Math.ceil(timeWindow)) * 1000, limit: Math.floor(max) };
+}
+
+/** Counts under the request's rule and hands the outcome to a Node-style callback, as the plugin expects. */
+function answer(count: (rule: HitRule) => Promise<HitCount>, timeWindow: number, max: number, callback: FastifyRateLimitCallback): void {
+  let promise: Promise<HitCount>;
   try {
-    promise = count();
+    promise = count(ruleOf(timeWindow, max));
   } catch (error) {
     callback(error as Error);
     return;
   }
   promise.then(
-    ({ current, resetMs }) => callback(null, { current, ttl: resetMs }),
+    (result) => callback(null, { current: result.count, ttl: millisecondsUntilChange(result) }),
     (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
   );
 }

@@ -112,6 +112,18 @@ main().catch((error) => {
 `;
 }
 
+/** What the `moduleResolution: node` consumer compiles: every subpath, typed. */
+const TYPESCRIPT_NODE10 = `import { rateLimit } from 'rolling-window-limiter/express';
+import { RollingWindowStore, type ClientRateLimitInfo } from 'rolling-window-limiter/express-rate-limit';
+import { rollingWindowStore, type RollingWindowFastifyStoreClass } from 'rolling-window-limiter/fastify';
+
+const store: RollingWindowStore = new RollingWindowStore({ prefix: 'x:' });
+const Fastify: RollingWindowFastifyStoreClass = rollingWindowStore();
+const info: ClientRateLimitInfo | undefined = undefined;
+void info;
+console.log(JSON.stringify({ middleware: typeof rateLimit, prefix: store.prefix, fastify: typeof Fastify }));
+`;
+
 /** What the TypeScript consumers run (their types are the point; this proves the emitted code runs too). */
 const TYPESCRIPT_MAIN = `import { RateLimiterStack, RollingRateLimiter, type StackRateLimitInfo } from 'rolling-window-limiter';
 import { createRateLimitHeaders, retryAfterSeconds } from 'rolling-window-limiter/express';
@@ -121,7 +133,7 @@ import { rollingWindowStore, type RollingWindowFastifyStoreClass } from 'rolling
 const ercStore = new RollingWindowStore({ prefix: 'api:' });
 ercStore.init({ windowMs: 60_000, limit: 5 });
 const counted: ClientRateLimitInfo = await ercStore.increment('ip');
-const FastifyStore: RollingWindowFastifyStoreClass = rollingWindowStore({ namespace: 'api:', ipv6Subnet: 56 });
+const FastifyStore: RollingWindowFastifyStoreClass = rollingWindowStore({ namespace: 'api:' });
 void new FastifyStore({});
 export function neverCalled(): RollingRateLimiter {
   // @ts-expect-error: a duration string carries its unit
@@ -249,7 +261,7 @@ describe('the packed package, installed in throwaway projects', function () {
    * The four projects, installed (and the TypeScript ones compiled) side by side: the installs and the type
    * checks are most of the time this takes. Each test awaits its own, so a failure is reported where it belongs.
    */
-  type Setups = Record<'cjs' | 'esm' | 'node16' | 'bundler', Promise<string>>;
+  type Setups = Record<'cjs' | 'esm' | 'node16' | 'bundler' | 'node10', Promise<string>>;
   let setups: Setups | undefined;
   function setup(name: keyof Setups): Promise<string> {
     if (setups === undefined) throw new Error('the projects were not set up: see the before hook');
@@ -299,6 +311,18 @@ describe('the packed package, installed in throwaway projects', function () {
           { types: true },
         ),
       ),
+      // The classic `moduleResolution: node` reads no `exports`: the subpaths' types come from `typesVersions`.
+      node10: compiled(
+        project(
+          'ts-node10-consumer',
+          { type: 'commonjs' },
+          {
+            'tsconfig.json': tsconfig({ module: 'commonjs', moduleResolution: 'node', ignoreDeprecations: '6.0' }, ['main.ts']),
+            'main.ts': TYPESCRIPT_NODE10,
+          },
+          { types: true },
+        ),
+      ),
     };
     // Reported by the test that awaits each one, not as an unhandled rejection meanwhile.
     for (const promise of Object.values(started)) promise.catch(() => {});
@@ -321,6 +345,10 @@ describe('the packed package, installed in throwaway projects', function () {
     expect(main).to.deep.include({ blocked: false, stackBlocked: false, tiers: 2 });
     expect(main.headers['RateLimit-Policy']).to.equal('"minute";q=2;w=60, "3s";q=1;w=3');
     expect(JSON.parse(await run(process.execPath, ['out/legacy.cjs'], directory))).to.deep.equal({ blocked: false, middleware: 'function', guard: false });
+  });
+
+  it('type-checks and runs in TypeScript with moduleResolution node (node10), through typesVersions', async () => {
+    expect(JSON.parse(await run(process.execPath, ['out/main.js'], await setup('node10')))).to.deep.equal({ middleware: 'function', prefix: 'x:', fastify: 'function' });
   });
 
   it('type-checks and runs in TypeScript with moduleResolution bundler', async () => {

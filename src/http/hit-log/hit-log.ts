@@ -1,0 +1,85 @@
+// The hit log behind the stores for express-rate-limit and @fastify/rate-limit.
+// Those libraries count hits and compare the count with each request's own
+// limit themselves, keeping one counter per key whatever rule a request has.
+// The log does the same on an exact rolling window: every request to a key is
+// one hit (blocked ones too), and a request under the rule (window, limit) is
+// answered with the hits of the key in its window, capped at limit + 1, and
+// when that changes. What a key keeps is trimmed by the largest window and the
+// largest limit + 1 that any rule has used on it, never by a smaller rule.
+// The same steps run in memory (memory-hit-log.ts) and in one Lua script on
+// Redis (redis-hit-log.ts, src/redis/scripts/hit-log-script.ts).
+
+/** The rule one request is judged by. */
+export interface HitRule {
+  /** The window, in microseconds (>= 1). */
+  readonly windowUs: number;
+  /** The most hits the window may hold with this request admitted (>= 0). */
+  readonly limit: number;
+}
+
+/** What the log answers for one request. */
+export interface HitCount {
+  /** The hits in the window (the recorded one included), capped at `limit + 1`. */
+  readonly count: number;
+  /**
+   * When this changes, in microseconds since the epoch; undefined when the
+   * window is empty. After a hit: when the oldest hit leaves while the window
+   * has room, else when a request would be admitted again. After a read: when
+   * the oldest counted hit leaves, which drops the count.
+   */
+  readonly changesAtUs: number | undefined;
+  /** The moment the answer is for, in microseconds since the epoch. */
+  readonly nowUs: number;
+}
+
+/** One recorded hit, to be given back with {@link HitLog.remove}. */
+export interface RecordedHit extends HitCount {
+  /** The member the hit was recorded as. */
+  readonly member: string;
+}
+
+/** A log of hits per key, in memory or on Redis; keys are built by the caller. */
+export interface HitLog {
+  /** Records a hit for `key` now, judged by `rule`. */
+  hit(key: string, rule: HitRule): Promise<RecordedHit>;
+  /** Reads the count of `key` under `rule`, writing nothing. */
+  read(key: string, rule: HitRule): Promise<HitCount>;
+  /** Removes one recorded hit; nothing happens when it has left already. */
+  remove(key: string, member: string): Promise<void>;
+  /** Forgets every hit of `key`. */
+  clear(key: string): Promise<void>;
+  /** Forgets every hit of every key that starts with `prefix`. */
+  clearAll(prefix: string): Promise<void>;
+}
+
+/** The suffix of a key's rules key (after the closing `}` of the key's hash tag, so on the same Cluster slot). */
+export const RULES_KEY_SUFFIX = ':rules';
+
+/**
+ * The answer for sorted timestamps `times` (ascending, already trimmed),
+ * exactly as the Lua script computes it (see its header).
+ */
+export function countOf(times: readonly number[], nowUs: number, rule: HitRule, recorded: boolean): HitCount {
+  const from = nowUs - rule.windowUs;
+  let low = 0;
+  let high = times.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((times[middle] as number) <= from) low = middle + 1;
+    else high = middle;
+  }
+  const count = Math.min(times.length - low, rule.limit + 1);
+  const k = recorded ? Math.max(1, Math.min(count, rule.limit)) : count;
+  const changesAtUs = count > 0 ? times[times.length - k] : undefined;
+  return { count, changesAtUs: changesAtUs === undefined ? undefined : changesAtUs + rule.windowUs, nowUs };
+}
+
+/** Milliseconds from `count.nowUs` until `count.changesAtUs`, rounded up; 0 when nothing is counted. */
+export function millisecondsUntilChange(count: HitCount): number {
+  return count.changesAtUs === undefined ? 0 : Math.max(0, Math.ceil((count.changesAtUs - count.nowUs) / 1000));
+}
+
+/** `count.changesAtUs` as a date (rounded up to the millisecond), or undefined. */
+export function changeDate(count: HitCount): Date | undefined {
+  return count.changesAtUs === undefined ? undefined : new Date(Math.ceil(count.changesAtUs / 1000));
+}

@@ -1,0 +1,94 @@
+import type { MicrosecondClock } from '../../core/clock.js';
+import { nextMember } from '../../core/identity.js';
+import { countOf, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
+
+/** One key's hits, oldest first, and what any rule used on it needs kept. */
+interface Entry {
+  readonly times: number[];
+  readonly members: string[];
+  /** The largest window any rule recording on the key used (µs). */
+  keptWindowUs: number;
+  /** The largest limit + 1 any rule recording on the key used. */
+  keptCount: number;
+  /** When the key's newest hit leaves its largest window: the key is forgotten then (as the Redis keys expire). */
+  expiresAtUs: number;
+}
+
+/**
+ * The hit log in this process's memory: the same steps as the Lua script, on
+ * arrays. Bounded under a flood: a key holds at most the largest limit + 1 of
+ * its rules, and a key is dropped only once its largest window has passed
+ * since its last hit (never while it holds a hit some rule still counts).
+ */
+export class MemoryHitLog implements HitLog {
+  /** Keys in the order of their last hit, so the stale ones are at the front. */
+  readonly #entries = new Map<string, Entry>();
+  readonly #clock: MicrosecondClock;
+
+  constructor(clock: MicrosecondClock) {
+    this.#clock = clock;
+  }
+
+  hit(key: string, rule: HitRule): Promise<RecordedHit> {
+    const nowUs = this.#clock();
+    this.#sweep(nowUs);
+    const entry = this.#live(key, nowUs) ?? { times: [], members: [], keptWindowUs: 0, keptCount: 0, expiresAtUs: 0 };
+    entry.keptWindowUs = Math.max(entry.keptWindowUs, rule.windowUs);
+    entry.keptCount = Math.max(entry.keptCount, rule.limit + 1);
+    let gone = 0;
+    while (gone < entry.times.length && (entry.times[gone] as number) <= nowUs - entry.keptWindowUs) gone += 1;
+    const member = nextMember();
+    let at = entry.times.length;
+    while (at > gone && (entry.times[at - 1] as number) > nowUs) at -= 1; // another clock's hit from the future stays after
+    entry.times.splice(at, 0, nowUs);
+    entry.members.splice(at, 0, member);
+    gone = Math.max(gone, entry.times.length - entry.keptCount);
+    entry.times.splice(0, gone);
+    entry.members.splice(0, gone);
+    entry.expiresAtUs = nowUs + entry.keptWindowUs;
+    this.#entries.delete(key);
+    this.#entries.set(key, entry);
+    return Promise.resolve({ ...countOf(entry.times, nowUs, rule, true), member });
+  }
+
+  read(key: string, rule: HitRule): Promise<HitCount> {
+    const nowUs = this.#clock();
+    return Promise.resolve(countOf(this.#live(key, nowUs)?.times ?? [], nowUs, rule, false));
+  }
+
+  remove(key: string, member: string): Promise<void> {
+    const entry = this.#entries.get(key);
+    const at = entry === undefined ? -1 : entry.members.indexOf(member);
+    if (entry !== undefined && at >= 0) {
+      entry.times.splice(at, 1);
+      entry.members.splice(at, 1);
+    }
+    return Promise.resolve();
+  }
+
+  clear(key: string): Promise<void> {
+    this.#entries.delete(key);
+    return Promise.resolve();
+  }
+
+  clearAll(prefix: string): Promise<void> {
+    for (const key of this.#entries.keys()) if (key.startsWith(prefix)) this.#entries.delete(key);
+    return Promise.resolve();
+  }
+
+  /** The entry of `key` unless it has expired (an expired one is forgotten). */
+  #live(key: string, nowUs: number): Entry | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || entry.expiresAtUs > nowUs) return entry;
+    this.#entries.delete(key);
+    return undefined;
+  }
+
+  /** Forgets expired keys at the front (the least recently hit), stopping at the first live one. */
+  #sweep(nowUs: number): void {
+    for (const [key, entry] of this.#entries) {
+      if (entry.expiresAtUs > nowUs) return;
+      this.#entries.delete(key);
+    }
+  }
+}

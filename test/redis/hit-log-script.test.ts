@@ -1,0 +1,86 @@
+// The hit-log script (the HTTP stores' one round trip) on a real Redis: it
+// loads, and it answers exactly as the in-memory hit log for the same
+// schedule of hits, reads, give-backs and rules, on an injected clock.
+
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { MemoryHitLog } from '../../src/http/hit-log/memory-hit-log.js';
+import { RedisHitLog } from '../../src/http/hit-log/redis-hit-log.js';
+import type { HitLog, HitRule } from '../../src/http/hit-log/hit-log.js';
+import { createAdapter } from '../../src/redis/adapters/create-adapter.js';
+import { HIT_LOG_SCRIPT } from '../../src/redis/scripts/hit-log-script.js';
+import { useIORedisClient } from '../support/ioredis-client.js';
+import { uniqueNamespaces } from '../support/namespaces.js';
+
+const keys = uniqueNamespaces('hit-log');
+
+type Step =
+  | { readonly kind: 'hit' | 'read'; readonly advanceUs: number; readonly rule: HitRule }
+  | { readonly kind: 'remove'; readonly advanceUs: number; readonly nth: number };
+
+const rule = fc.record({ windowUs: fc.constantFrom(1_000_000, 3_000_000, 10_000_000), limit: fc.integer({ min: 0, max: 6 }) });
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({ kind: fc.constantFrom('hit' as const, 'read' as const), advanceUs: fc.integer({ min: 0, max: 1_500_000 }), rule }),
+  fc.record({ kind: fc.constant('remove' as const), advanceUs: fc.constant(0), nth: fc.nat(40) }),
+);
+
+/** Runs the steps on one log and returns every answer (with the clock's times, which both logs share). */
+async function replay(log: HitLog, key: string, steps: readonly Step[], clock: { now: number }): Promise<unknown[]> {
+  const members: string[] = [];
+  const answers: unknown[] = [];
+  for (const current of steps) {
+    clock.now += current.advanceUs;
+    if (current.kind === 'remove') {
+      const member = members[current.nth % Math.max(1, members.length)];
+      if (member !== undefined) await log.remove(key, member);
+      answers.push('removed');
+    } else if (current.kind === 'hit') {
+      const { member, ...count } = await log.hit(key, current.rule);
+      members.push(member);
+      answers.push(count);
+    } else {
+      answers.push(await log.read(key, current.rule));
+    }
+  }
+  return answers;
+}
+
+describe('the hit-log script on a real Redis', function () {
+  this.timeout(60_000);
+  const redis = useIORedisClient();
+
+  it('loads under its SHA1', async () => {
+    expect(await redis.client.script('LOAD', HIT_LOG_SCRIPT.lua)).to.equal(HIT_LOG_SCRIPT.sha1);
+  });
+
+  it('answers exactly as the in-memory log, whatever the rules of the requests', async () => {
+    await fc.assert(
+      // The first hit sets the largest window, so that the memory log's expiry (on this test's clock) and the Redis
+      // key's TTL (in real time) never differ in what a rule can count.
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 6 }), async (rest, limit) => {
+        const steps: Step[] = [{ kind: 'hit', advanceUs: 0, rule: { windowUs: 10_000_000, limit } }, ...rest];
+        const clock = { now: 1_700_000_000_000_000 };
+        const memory = await replay(new MemoryHitLog(() => clock.now), 'k', steps, clock);
+        clock.now = 1_700_000_000_000_000;
+        const onRedis = await replay(new RedisHitLog(createAdapter(redis.client), () => clock.now), keys.next(), steps, clock);
+        expect(onRedis).to.deep.equal(memory);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('keeps what the largest rule needs: a 1-per-second rule does not trim a 5-per-10-seconds count', async () => {
+    const clock = { now: 1_700_000_000_000_000 };
+    const log = new RedisHitLog(createAdapter(redis.client), () => clock.now);
+    const key = keys.next();
+    const wide = { windowUs: 10_000_000, limit: 5 };
+    const narrow = { windowUs: 1_000_000, limit: 1 };
+    for (let i = 0; i < 3; i += 1) {
+      await log.hit(key, wide);
+      clock.now += 2_000_000;
+      await log.hit(key, narrow);
+    }
+    expect((await log.read(key, wide)).count, 'six hits in 10 s, capped at 5 + 1').to.equal(6);
+    expect((await redis.client.hgetall(`${key}:rules`))).to.deep.equal({ w: '10000000', k: '6' });
+  });
+});
