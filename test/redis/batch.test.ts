@@ -53,7 +53,8 @@ describe('batch: true on real Redis (ioredis)', () => {
     const answers = await Promise.all(Array.from({ length: 600 }, (_, i) => push.limit(`user-${i % 3}`)));
     expect(answers.filter((blocked) => !blocked)).to.have.length(600);
     expect(evalsha.callCount).to.equal(3);
-    for (const call of evalsha.getCalls()) expect(call.args[1], 'keys in one call').to.equal(200);
+    // Two keys per decision: the key and its companion set.
+    for (const call of evalsha.getCalls()) expect(call.args[1], 'keys in one call').to.equal(400);
   });
 
   it('batches decisions of different limiters and stacks on one client, and every mode: gaps, action ids, dry runs, the Redis clock', async () => {
