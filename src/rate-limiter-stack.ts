@@ -2,7 +2,7 @@ import { InvalidOptionTypeError } from './errors/invalid-option-error.js';
 import { UnsupportedError } from './errors/unsupported-error.js';
 import type { RateLimitInfo, TierRateLimitInfo } from './core/rate-limit-info.js';
 import { RollingRateLimiter } from './rolling-rate-limiter.js';
-import { describeValue, normalizeBatchOption, normalizeStoreErrorPolicy } from './core/options.js';
+import { describeValue, normalizeBatchOption, normalizeStoreErrorPolicy, rejectUnknownOptions } from './core/options.js';
 import { checkBatch } from './core/limiter-core.js';
 import type { StoreErrorPolicy } from './resilience/store-error-policy.js';
 import { TieredCore, type TierSpec } from './core/tiered-core.js';
@@ -79,7 +79,8 @@ export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
    *   example of in-memory limiters with the same rules). Default `'throw'`.
    *   The stack waits for the store as long as the longest `timeout` of its
    *   limiters.
-   * @throws TypeError when the limiters cannot be stacked, saying why.
+   * @throws TypeError when the limiters cannot be stacked, saying why, or an option is unknown or of the wrong type
+   *   ({@link InvalidOptionTypeError}, naming it).
    * @throws {@link UnsupportedError} when their store cannot decide before writing (redis-mock).
    */
   constructor(limiters: readonly RollingRateLimiter[], options: RateLimiterStackOptions = {}) {
@@ -87,6 +88,7 @@ export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
     if (typeof options !== 'object' || options === null) {
       throw new InvalidOptionTypeError(`Expected the stack's options to be an object, got ${describeValue(options)}`, 'options', options);
     }
+    rejectUnknownOptions(options, STACK_OPTIONS);
     const first = cores[0] as LimiterCore;
     const batch = normalizeBatchOption(options.batch);
     const firstTier = first.tiers[0] as TierSpec;
@@ -139,6 +141,9 @@ export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
 }
 
 type LimiterCore = TieredCore<RateLimitInfo>;
+
+/** The options a stack takes (the keys of {@link RateLimiterStackOptions}). */
+const STACK_OPTIONS: ReadonlySet<string> = new Set(['onStoreError', 'circuitBreaker', 'batch']);
 
 /** The stack's own numbers from its tiers'. */
 function combine(infos: readonly RateLimitInfo[]): RateLimitInfo {

@@ -223,6 +223,19 @@ export function durationInRange(options: object, name: string, min: number, max:
 }
 
 /**
+ * Throws an {@link InvalidOptionTypeError} naming the first option of
+ * `options` that is not in `known` (a misspelt option would otherwise be
+ * ignored without a word), and listing the options there are.
+ */
+export function rejectUnknownOptions(options: object, known: ReadonlySet<string>): void {
+  for (const name of Object.keys(options)) {
+    if (!known.has(name)) {
+      throw new InvalidOptionTypeError(`Unknown option \`${name}\`; the options are ${[...known].join(', ')}`, name, (options as Record<string, unknown>)[name]);
+    }
+  }
+}
+
+/**
  * Validates the caller's options once and fills in the defaults, without
  * touching the caller's object. Throws {@link InvalidOptionTypeError} (a
  * `TypeError`) for a value of the wrong type, a missing or an unknown option,
@@ -233,15 +246,7 @@ export function normalizeOptions(options: RollingRateLimiterOptions): Normalized
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionTypeError(`Expected the options to be an object, got ${describeValue(options)}`, 'options', options);
   }
-  for (const name of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(name)) {
-      throw new InvalidOptionTypeError(
-        `Unknown option \`${name}\`; the options are ${[...KNOWN_OPTIONS].join(', ')}`,
-        name,
-        (options as unknown as Record<string, unknown>)[name],
-      );
-    }
-  }
+  rejectUnknownOptions(options, KNOWN_OPTIONS);
   const interval = durationInRange(options, 'interval', 1, MAX_MILLISECONDS);
   const maxInInterval = integerInRange(options, 'maxInInterval', 1, MAX_COUNT);
   const minDifference = durationInRange(options, 'minDifference', 0, MAX_MILLISECONDS, DEFAULT_OPTIONS.minDifference);

@@ -54,21 +54,32 @@ function validateWaitOptions(options: WaitOptions): { maxWaitMs: number; jitter:
   return signal === undefined ? { maxWaitMs, jitter } : { maxWaitMs, jitter, signal };
 }
 
-/** Sleeps `ms` with the global timers (so fake timers can drive it), or rejects when `signal` aborts. */
+/** The longest delay a Node timer takes; a longer one fires after 1 ms (with a `TimeoutOverflowWarning`). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Sleeps `ms` with the global timers (so fake timers can drive it), in steps
+ * of at most {@link MAX_TIMER_MS}, or rejects when `signal` aborts.
+ */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     // An AbortSignal's reason is an Error (an AbortError DOMException) unless the caller chose another.
     // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
     if (signal?.aborted) return reject(signal.reason);
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = (): void => {
       clearTimeout(timer);
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       reject(signal?.reason);
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
+    const sleepFor = (leftMs: number): void => {
+      timer = setTimeout(() => {
+        if (leftMs > MAX_TIMER_MS) return sleepFor(leftMs - MAX_TIMER_MS);
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, Math.min(leftMs, MAX_TIMER_MS));
+    };
+    sleepFor(ms);
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

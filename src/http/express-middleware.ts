@@ -9,8 +9,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { LimiterId } from '../core/identity.js';
 import { describeValue } from '../core/options.js';
-import { ipKey, normalizeIpv6Subnet, type Ipv6Subnet } from './ip-key.js';
-import { createProxyChecks } from './proxy-checks.js';
+import { ipKey, ipWithoutPort, normalizeIpv6Subnet, type Ipv6Subnet } from './ip-key.js';
+import { createProxyChecks, createWarnOnce, PROXY_WARNING_CODES } from './proxy-checks.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import {
   createRateLimitHeaders,
@@ -68,7 +68,12 @@ export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimi
   /**
    * The id to limit a request by. Default: the client's IP address, `req.ip`,
    * as {@link ipKey} reduces it: an IPv6 address to its `/56` prefix (see
-   * `ipv6Subnet`), an IPv4-mapped IPv6 address to its IPv4 address.
+   * `ipv6Subnet`), an IPv4-mapped IPv6 address to its IPv4 address. A port
+   * that a proxy wrote with the address is dropped (`203.0.113.7:5678`,
+   * `[2001:db8::1]:443`); a `req.ip` that is not an IP address even then is
+   * refused: the request goes to `next(error)` with a `TypeError` (a 500),
+   * and a warning with the code `RATE_LIMITER_INVALID_IP` is emitted once
+   * (unless `validate` is `false`).
    *
    * Behind a reverse proxy or load balancer, `req.ip` is the proxy's address
    * unless Express is told to trust it, e.g. `app.set('trust proxy', 1)` for
@@ -122,7 +127,8 @@ export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimi
    * fits the requests: a request with `X-Forwarded-For` while no proxy is
    * trusted, or `trust proxy: true` (which lets clients choose their IP), is
    * reported once per middleware with `process.emitWarning` (codes in
-   * {@link PROXY_WARNING_CODES}). `false` turns the checks off.
+   * {@link PROXY_WARNING_CODES}), as is a `req.ip` that is not an IP address.
+   * `false` turns the warnings off (such a `req.ip` is refused all the same).
    * @default true
    */
   readonly validate?: boolean;
@@ -184,11 +190,20 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
   if (typeof validate !== 'boolean') {
     throw new InvalidOptionTypeError(`Expected \`validate\` to be a boolean, got ${describeValue(validate)}`, 'validate', validate);
   }
-  const checkProxy = validate ? createProxyChecks() : undefined;
+  const warn = createWarnOnce();
+  const checkProxy = validate ? createProxyChecks(warn) : undefined;
   const defaultKey = (req: Request): string | undefined => {
     checkProxy?.(req);
     const address = req.ip ?? req.socket?.remoteAddress;
-    return address === undefined ? undefined : ipKey(address, ipv6Subnet);
+    if (address === undefined || address === '') return undefined;
+    const ip = ipWithoutPort(address);
+    if (ip !== undefined) return ipKey(ip, ipv6Subnet);
+    const problem =
+      `req.ip is ${describeValue(address)}, which is not an IP address (with or without a port): keyed as it is, ` +
+      'it could give each connection a limit of its own. Check what the proxy writes in X-Forwarded-For and ' +
+      "Express's `trust proxy`, or give a `key` function";
+    if (validate) warn(PROXY_WARNING_CODES.invalidIp, `${problem}. Such requests are refused (a TypeError to next(error)).`);
+    throw new TypeError(`rateLimit refused ${req.method} ${pathOf(req)}: ${problem}`);
   };
   const key = options.key ?? defaultKey;
   for (const [name, value] of Object.entries({ key, skip, onLimited, onStoreFailure })) {

@@ -5,7 +5,7 @@
 // what a dual-stack socket reports for an IPv4 client) is read as the IPv4
 // address it carries. Written with `node:net` alone: no dependency.
 
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { describeValue } from '../core/options.js';
 
@@ -29,6 +29,20 @@ export function normalizeIpv6Subnet(value: unknown): Ipv6Subnet {
     throw new InvalidOptionRangeError(`${expected}, got ${describeValue(value)}`, 'ipv6Subnet', value);
   }
   return value;
+}
+
+/**
+ * The IP address in `address`, without a port a proxy may have written after
+ * it: `203.0.113.7:5678` is `203.0.113.7`, `[2001:db8::1]:443` (or
+ * `[2001:db8::1]`) is `2001:db8::1`. `undefined` when it is not an IP
+ * address, with or without a port.
+ */
+export function ipWithoutPort(address: string): string | undefined {
+  if (isIP(address) !== 0) return address;
+  const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(address)?.[1];
+  if (bracketed !== undefined) return isIPv6(bracketed) ? bracketed : undefined;
+  const dotted = /^([\d.]+):\d{1,5}$/.exec(address)?.[1];
+  return dotted !== undefined && isIPv4(dotted) ? dotted : undefined;
 }
 
 /** The 16 bytes of a valid IPv6 address (zone index dropped). */

@@ -1,7 +1,8 @@
 // Proxy sanity checks for the IP-keyed default, as express-rate-limit makes
 // them: a request that carries `X-Forwarded-For` while Express trusts no proxy
-// (every client then shares the proxy's limit), and `trust proxy: true` (every
-// hop is trusted, so a client chooses its own IP with a forged header). Each
+// (every client then shares the proxy's limit), `trust proxy: true` (every
+// hop is trusted, so a client chooses its own IP with a forged header), and a
+// `req.ip` that is not an IP address (the request is refused). Each
 // is reported once per middleware, with `process.emitWarning` and a stable
 // code, never thrown: a misconfiguration should be seen, not take the site
 // down.
@@ -12,7 +13,27 @@ export const PROXY_WARNING_CODES = {
   forwardedForUntrusted: 'RATE_LIMITER_XFF_UNTRUSTED',
   /** Express's `trust proxy` is `true`: every hop is trusted, so clients can choose their IP. */
   trustProxyTrue: 'RATE_LIMITER_TRUST_PROXY_TRUE',
+  /**
+   * `req.ip` was not an IP address, even without a port (a proxy that writes
+   * something else in `X-Forwarded-For`): the request was refused with a
+   * `TypeError` (a 500), since keying on such a value could give each
+   * connection its own limit.
+   */
+  invalidIp: 'RATE_LIMITER_INVALID_IP',
 } as const;
+
+/** Emits a warning with its code, at most once per code for the life of the function. */
+export type WarnOnce = (code: string, message: string) => void;
+
+/** Makes a {@link WarnOnce}: `process.emitWarning`, type `RateLimiterWarning`, once per code. */
+export function createWarnOnce(): WarnOnce {
+  const warned = new Set<string>();
+  return (code, message) => {
+    if (warned.has(code)) return;
+    warned.add(code);
+    process.emitWarning(message, { type: 'RateLimiterWarning', code });
+  };
+}
 
 /** What the checks read of a request: Express's settings through `req.app`, and the headers. */
 interface CheckedRequest {
@@ -22,17 +43,12 @@ interface CheckedRequest {
 
 /**
  * Makes the checks of one middleware: call the result with each request; each
- * problem is warned about at most once in the middleware's life.
+ * problem is warned about at most once in the middleware's life (once per
+ * `warn`, which the middleware shares with its other checks).
  */
-export function createProxyChecks(): (req: CheckedRequest) => void {
-  const warned = new Set<string>();
-  const warn = (code: string, message: string): void => {
-    if (warned.has(code)) return;
-    warned.add(code);
-    process.emitWarning(message, { type: 'RateLimiterWarning', code });
-  };
+export function createProxyChecks(warn: WarnOnce = createWarnOnce()): (req: CheckedRequest) => void {
   return (req) => {
-    if (warned.size === 2 || typeof req.app?.get !== 'function') return;
+    if (typeof req.app?.get !== 'function') return;
     const trustProxy = req.app.get('trust proxy');
     if (trustProxy === true) {
       warn(

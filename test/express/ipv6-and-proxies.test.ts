@@ -23,6 +23,10 @@ function appWith(trustProxy: unknown, options: Partial<RateLimitOptions<RollingR
   app.get('/', (_req, res) => {
     res.type('text/plain').send('ok');
   });
+  // Express's own handler would print each refused request's stack.
+  app.use((error: Error, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
+    res.status(500).type('text/plain').send(error.message);
+  });
   return app;
 }
 
@@ -72,6 +76,31 @@ describe('rateLimit (Express): IPv6 keys and proxy checks', () => {
     const whole = await start(appWith(1, { ipv6Subnet: false }));
     expect(await statusesFrom(whole, ['2001:db8::1', '2001:db8::2', '2001:db8::3', '2001:db8::4'])).to.deep.equal([200, 200, 200, 200]);
     expect(await statusesFrom(whole, ['2001:db8:0::1', '2001:DB8::1', '2001:db8::0:1'])).to.deep.equal([200, 200, 429]);
+  });
+
+  it('drops a port a proxy wrote with the address, IPv4 and bracketed IPv6 alike', async () => {
+    const url = await start(appWith(1));
+    const v4 = Array.from({ length: 30 }, (_, i) => `203.0.113.7:${40_000 + i}`);
+    const v4Statuses = await statusesFrom(url, v4);
+    expect(v4Statuses.filter((status) => status === 200), 'admitted of 30 connections of one IPv4 client').to.have.length(3);
+    expect(await statusesFrom(url, ['203.0.113.7']), 'the same client without a port').to.deep.equal([429]);
+    const v6 = ['[2001:db8:aa:bb01::1]:443', '[2001:db8:aa:bb02::2]:40001', '2001:db8:aa:bb03::3', '[2001:db8:aa:bb04::4]'];
+    expect(await statusesFrom(url, v6), 'one /56, with and without ports').to.deep.equal([200, 200, 200, 429]);
+    expect(emitWarning.called).to.equal(false);
+  });
+
+  it('refuses a req.ip that is not an IP address (a 500), warning once with its code', async () => {
+    const url = await start(appWith(1));
+    const odd = ['client-7', 'unknown', '203.0.113.7:port', '[203.0.113.7]:80'];
+    expect(await statusesFrom(url, odd)).to.deep.equal([500, 500, 500, 500]);
+    expect(emitWarning.callCount).to.equal(1);
+    const [message, options] = emitWarning.firstCall.args as [string, { code: string }];
+    expect(options).to.deep.include({ code: PROXY_WARNING_CODES.invalidIp });
+    expect(options.code).to.equal('RATE_LIMITER_INVALID_IP');
+    expect(message).to.include('"client-7"').and.include('refused');
+    const quiet = await start(appWith(1, { validate: false }));
+    expect(await statusesFrom(quiet, ['client-7']), 'refused with validate: false too').to.deep.equal([500]);
+    expect(emitWarning.callCount, 'without the warning').to.equal(1);
   });
 
   it('warns once when X-Forwarded-For arrives and Express trusts no proxy', async () => {

@@ -106,6 +106,29 @@ export async function settle<T>(call: () => Promise<T>): Promise<Settled<T>> {
   }
 }
 
+/** How a call settled, and how late a timer set beside it fired. */
+export type TimedSettled<T> = Settled<T> & {
+  /**
+   * How much later than its `timerMs` a timer set when the call started fired:
+   * the event loop's own delay on a loaded machine, by which the limiter's
+   * timeout timer, set at the same moment, is late too.
+   */
+  readonly timerLateMs: number;
+};
+
+/**
+ * {@link settle}, with a timer of `timerMs` (the limiter's `timeout`) set
+ * beside the call, so that a bound on the call can allow for a busy machine
+ * firing every timer late, which is no fault of the limiter. Resolves once
+ * both the call and the timer are done.
+ */
+export async function settleBesideTimer<T>(call: () => Promise<T>, timerMs: number): Promise<TimedSettled<T>> {
+  const startedAt = performance.now();
+  const timer = new Promise<number>((resolve) => setTimeout(() => resolve(performance.now() - startedAt - timerMs), timerMs));
+  const settled = await settle(call);
+  return { ...settled, timerLateMs: Math.max(0, await timer) };
+}
+
 /** The value of a call expected to resolve; fails with the rejection otherwise. */
 export function valueOf<T>(settled: Settled<T>, what: string): T {
   if (!settled.ok) throw new Error(`${what} rejected: ${String(settled.error)}`, { cause: settled.error });

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { RollingRateLimiter, UnsupportedError } from '../../src/index.js';
+import { InvalidOptionTypeError, RateLimiterStack, RollingRateLimiter, UnsupportedError } from '../../src/index.js';
 import { DEFAULT_OPTIONS, normalizeOptions, type RollingRateLimiterOptions } from '../../src/core/options.js';
 
 const valid = { interval: 1000, maxInInterval: 5 } as const;
@@ -100,6 +100,20 @@ describe('options', () => {
     const error = thrownBy({ ...valid, maxInterval: 5 });
     expect(error).to.be.instanceOf(TypeError);
     expect((error as Error).message).to.include('`maxInterval`');
+  });
+
+  it("refuses a stack's unknown option as a limiter's, naming it", () => {
+    const tiers = [new RollingRateLimiter({ namespace: 'a', ...valid }), new RollingRateLimiter({ namespace: 'b', ...valid })];
+    let error: unknown;
+    try {
+      new RateLimiterStack(tiers, { batchh: true } as never);
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).to.be.instanceOf(InvalidOptionTypeError);
+    expect(error).to.include({ option: 'batchh', received: true });
+    expect((error as Error).message).to.equal('Unknown option `batchh`; the options are onStoreError, circuitBreaker, batch');
+    expect(new RateLimiterStack(tiers, { onStoreError: 'allow', circuitBreaker: false, batch: false }).limiters).to.have.length(2);
   });
 
   it('throws a TypeError when the options are not an object', () => {

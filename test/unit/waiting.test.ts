@@ -86,6 +86,52 @@ describe('waitUntilAllowed (fake timers)', () => {
   });
 });
 
+describe('waitUntilAllowed: waits longer than a timer can hold (2^31 - 1 ms, about 24.8 days)', () => {
+  const thirtyDaysMs = 30 * 24 * 3600 * 1000;
+
+  it('sleeps in steps and admits after the wait, asking the store only at the start and the end', async () => {
+    const timers = sinon.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
+    try {
+      const clock = (): number => Date.now() * 1000;
+      const limiter = new RollingRateLimiter({ namespace: 'n', interval: '30d', maxInInterval: 1, countBlocked: false, clock });
+      await limiter.limit('id');
+      const attempts = sinon.spy(limiter, 'limitWithInfo');
+      let admittedAt: number | undefined;
+      const waiting = limiter.waitUntilAllowed('id', { jitter: 0 }).then(() => (admittedAt = Date.now()));
+      await timers.tickAsync(10_000);
+      expect(attempts.callCount, 'attempts in the first 10 s').to.equal(1);
+      await timers.tickAsync(2 ** 31);
+      expect(admittedAt, 'still waiting after the first step').to.equal(undefined);
+      expect(attempts.callCount, 'attempts after the first step').to.equal(1);
+      await timers.tickAsync(thirtyDaysMs);
+      await waiting;
+      expect(attempts.callCount).to.equal(2);
+      expect(admittedAt).to.equal(Date.UTC(2026, 0, 1) + thirtyDaysMs);
+    } finally {
+      timers.restore();
+    }
+  });
+
+  it('does not spin on real timers, and sets no timer Node would overflow', async () => {
+    const emitWarning = sinon.spy(process, 'emitWarning');
+    try {
+      const limiter = new RollingRateLimiter({ namespace: 'n', interval: '30d', maxInInterval: 1, countBlocked: false });
+      await limiter.limit('id');
+      const attempts = sinon.spy(limiter, 'limitWithInfo');
+      const controller = new AbortController();
+      const waiting = limiter.waitUntilAllowed('id', { signal: controller.signal }).catch((e: unknown) => e);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      controller.abort();
+      expect(((await waiting) as Error).name).to.equal('AbortError');
+      const overflows = emitWarning.getCalls().filter((call) => call.args[1] === 'TimeoutOverflowWarning');
+      expect(overflows, 'TimeoutOverflowWarnings').to.have.length(0);
+      expect(attempts.callCount, 'attempts in 200 ms').to.equal(1);
+    } finally {
+      emitWarning.restore();
+    }
+  });
+});
+
 describe('wrap', () => {
   it("rejects with RateLimitedError carrying the decision, without calling the function (whenLimited: 'reject')", async () => {
     // The double-submit guard: 2 per 5 s per user and operation.
