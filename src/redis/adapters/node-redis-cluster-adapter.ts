@@ -108,6 +108,11 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
     this.client = client;
   }
 
+  /** The address (`host:port`) of the master node-redis's slot map holds for the key's slot. */
+  slotOwner(key: string): string | undefined {
+    return hasNodes(this.client) ? this.client.slots[keySlot(key)]?.master?.address : undefined;
+  }
+
   transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
     if (!this.client.isOpen) return Promise.reject(notOpenError(this.kind));
     const key = String(commands[0]?.[1]);
