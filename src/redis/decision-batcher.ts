@@ -120,7 +120,7 @@ export class DecisionBatcher {
         batch.map((waiting) => waiting.decision),
       );
     } catch (error) {
-      sent = Promise.reject(error);
+      sent = Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     sent.then(
       (outcomes) => {

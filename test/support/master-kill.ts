@@ -97,7 +97,8 @@ export async function killMasterUnderLoad(cluster: RedisClusterHandle, clientKin
       try {
         await (limiters[limiter] as RollingRateLimiter).limit(id);
       } catch (error) {
-        outcome = String((error as { code?: unknown }).code ?? (error as Error).name);
+        const { code } = error as { code?: unknown };
+        outcome = typeof code === 'string' ? code : (error as Error).name;
         await delay(20); // a failed caller pauses, as a real one would
       }
       calls.push({ limiter, onVictim: ownerOf(id) === victim, startedAt, outcome });
