@@ -50,8 +50,8 @@ const storeErrors = new Counter({
 });
 const circuitOpen = new Gauge({
   name: 'rate_limiter_circuit_open',
-  help: '1 while the circuit of a limiter is open or half-open, 0 while closed.',
-  labelNames: ['namespace'] as const,
+  help: '1 while the circuit of a limiter is open or half-open, 0 while closed (per Cluster master on a Cluster).',
+  labelNames: ['namespace', 'node'] as const,
   registers: [registry],
 });
 const circuitChanges = new Counter({
@@ -75,8 +75,8 @@ subscribe(STORE_ERROR_CHANNEL, (message) => {
   storeErrors.inc({ namespace: label(namespaces), policy, code: error.code });
 });
 subscribe(CIRCUIT_CHANNEL, (message) => {
-  const { namespaces, state } = message as CircuitMessage;
-  circuitOpen.set({ namespace: label(namespaces) }, state === 'closed' ? 0 : 1);
+  const { namespaces, node, state } = message as CircuitMessage;
+  circuitOpen.set({ namespace: label(namespaces), node: node ?? '' }, state === 'closed' ? 0 : 1);
   circuitChanges.inc({ namespace: label(namespaces), state });
 });
 
@@ -119,7 +119,7 @@ function check(text: string): void {
     'rate_limiter_store_errors_total{namespace="api",policy="allow",code="ERR_RATE_LIMITER_STORE"} 5',
     'rate_limiter_store_errors_total{namespace="api",policy="allow",code="CIRCUIT_OPEN"} 15',
     'rate_limiter_circuit_changes_total{namespace="api",state="open"} 1',
-    'rate_limiter_circuit_open{namespace="api"} 1',
+    'rate_limiter_circuit_open{namespace="api",node=""} 1',
     'rate_limiter_decision_duration_seconds_count{namespace="push"} 41',
   ];
   const missing = expected.filter((line) => !text.split('\n').includes(line));

@@ -57,6 +57,13 @@ export interface StoreErrorMessage {
 export interface CircuitMessage {
   /** The namespace of the limiter, or of every tier of a stack in its order. */
   readonly namespaces: readonly string[];
+  /**
+   * The Cluster master (`host:port`) whose circuit changed: on a Redis
+   * Cluster each master has its own circuit, so a dead master opens it only
+   * for the ids it holds. Undefined for a store that fails as one (a
+   * standalone or Sentinel client, the in-memory store).
+   */
+  readonly node: string | undefined;
   /** The new state: `'open'` (calls skip the store), `'half-open'` (one call probes it), `'closed'` (calls go to it). */
   readonly state: 'open' | 'half-open' | 'closed';
   /** The state before. */
@@ -97,14 +104,15 @@ export function publishStoreError(namespaces: readonly string[], error: StoreErr
   storeErrorChannel.publish(message);
 }
 
-/** Publishes a {@link CircuitMessage} if anyone subscribes (a circuit breaker's `onStateChange` can call it as it is). */
+/** Publishes a {@link CircuitMessage} if anyone subscribes. */
 export function publishCircuit(
   namespaces: readonly string[],
+  node: string | undefined,
   state: CircuitMessage['state'],
   previous: CircuitMessage['previous'],
   consecutiveFailures: number,
 ): void {
   if (!circuitChannel.hasSubscribers) return;
-  const message: CircuitMessage = { namespaces, state, previous, consecutiveFailures };
+  const message: CircuitMessage = { namespaces, node, state, previous, consecutiveFailures };
   circuitChannel.publish(message);
 }

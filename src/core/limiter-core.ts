@@ -4,6 +4,7 @@
 
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { UnsupportedError } from '../errors/unsupported-error.js';
+import type { RedisAdapter } from '../redis/adapters/adapter.js';
 import { createAdapter } from '../redis/adapters/create-adapter.js';
 import { RedisStore } from '../redis/redis-store.js';
 import { MemoryStore } from '../stores/memory/memory-store.js';
@@ -17,6 +18,7 @@ import { TieredCore } from './tiered-core.js';
 /** The core of one limiter with these (normalized) options. */
 export function limiterCore(options: NormalizedOptions): TieredCore<RateLimitInfo> {
   const { clock } = options;
+  const redis = options.client === undefined ? undefined : createAdapter(options.client);
   return new TieredCore(
     [
       {
@@ -27,8 +29,9 @@ export function limiterCore(options: NormalizedOptions): TieredCore<RateLimitInf
           countBlocked: options.countBlocked,
         },
         keys: new KeyBuilder(options.namespace),
-        store: storeFor(options),
+        store: storeFor(options, redis),
         useScript: options.useScript,
+        slotOwner: redis?.isCluster === true ? redis.slotOwner?.bind(redis) : undefined,
         namespace: options.namespace,
         interval: options.interval,
         maxInInterval: options.maxInInterval,
@@ -47,9 +50,9 @@ export function limiterCore(options: NormalizedOptions): TieredCore<RateLimitInf
   );
 }
 
-/** The store the options ask for, or an `UnsupportedError` when it cannot serve their mode. */
-function storeFor({ client, clock, useScript, countBlocked, batch }: NormalizedOptions): Store {
-  if (client === undefined) {
+/** The store the options ask for (on `redis`, the adapter of their client), or an `UnsupportedError` when it cannot serve their mode. */
+function storeFor({ clock, useScript, countBlocked, batch }: NormalizedOptions, redis: RedisAdapter | undefined): Store {
+  if (redis === undefined) {
     if (batch) throw new UnsupportedError(BATCH_IN_MEMORY);
     if (clock === 'redis') {
       throw new UnsupportedError("`clock: 'redis'` reads Redis TIME, so it needs a Redis `client`; the in-memory store uses 'local' or a function");
@@ -59,7 +62,7 @@ function storeFor({ client, clock, useScript, countBlocked, batch }: NormalizedO
     }
     return new MemoryStore();
   }
-  const store = new RedisStore(createAdapter(client));
+  const store = new RedisStore(redis);
   checkBatch(batch, store, useScript);
   const needsScript = !countBlocked ? '`countBlocked: false`' : clock === 'redis' ? "`clock: 'redis'`" : undefined;
   if (needsScript !== undefined && useScript === false) {

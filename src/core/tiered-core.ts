@@ -11,7 +11,8 @@ import type { MicrosecondClock } from './clock.js';
 import type { Store, Tier } from '../stores/store.js';
 import { decideOnStoreError, isStoreFailure, undoWithPolicy, type StoreErrorPolicy } from '../resilience/store-error-policy.js';
 import { callStore } from '../resilience/store-call.js';
-import { CircuitBreaker, type NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
+import type { NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
+import { DomainBreakers } from '../resilience/domain-breakers.js';
 import { decisionStartTime, publishCircuit, publishDecision, publishStoreError, type StoreErrorPolicyName } from './diagnostics.js';
 
 /** One tier's fixed part: its rules, its keys and the store that holds them. */
@@ -25,6 +26,12 @@ export interface TierSpec {
   readonly namespace: string;
   readonly interval: number;
   readonly maxInInterval: number;
+  /**
+   * On a Redis Cluster, the master (`host:port`) that holds a key now, by the
+   * client's slot map: each master gets its own circuit breaker. Undefined
+   * for a store that fails as one (standalone, Sentinel, memory).
+   */
+  readonly slotOwner?: ((key: string) => string | undefined) | undefined;
 }
 
 /** How a core is set up by the face that owns it. */
@@ -43,6 +50,11 @@ export interface CoreOptions<Info extends RateLimitInfo> {
   readonly circuitBreaker: NormalizedCircuitBreakerOptions | false;
 }
 
+/** The first key of a core's tiers, grouped by store: where the id lives. */
+function firstKey(byStore: ReadonlyMap<Store, readonly string[]>): string {
+  return [...byStore.values()][0]?.[0] as string;
+}
+
 /** A decision over one or more tiers that guard the same action. */
 export class TieredCore<Info extends RateLimitInfo> {
   readonly #tiers: readonly TierSpec[];
@@ -50,7 +62,7 @@ export class TieredCore<Info extends RateLimitInfo> {
   readonly #options: CoreOptions<Info>;
   /** The namespaces of the tiers, as diagnostics messages name them. */
   readonly #namespaces: readonly string[];
-  readonly #breaker: CircuitBreaker | undefined;
+  readonly #breakers: DomainBreakers | undefined;
   readonly #policyName: StoreErrorPolicyName;
 
   /** @param tiers At least one; every tier's store can decide with the first's (checked by the face). */
@@ -60,12 +72,13 @@ export class TieredCore<Info extends RateLimitInfo> {
     this.#options = options;
     const namespaces = Object.freeze(tiers.map((tier) => tier.namespace));
     this.#namespaces = namespaces;
-    this.#breaker =
+    // The tiers of a core share one store, and every key of an id one hash slot: the first tier's key says where the id lives.
+    this.#breakers =
       options.circuitBreaker === false
         ? undefined
-        : new CircuitBreaker(options.circuitBreaker, {
-            onStateChange: (change) => publishCircuit(namespaces, change.to, change.from, change.consecutiveFailures),
-          });
+        : new DomainBreakers(options.circuitBreaker, (tiers[0] as TierSpec).slotOwner, (node, change) =>
+            publishCircuit(namespaces, node, change.to, change.from, change.consecutiveFailures),
+          );
     const policy = options.onStoreError;
     this.#policyName = typeof policy === 'string' ? policy : 'fallback';
   }
@@ -110,7 +123,7 @@ export class TieredCore<Info extends RateLimitInfo> {
   /** Forgets everything every tier recorded for `id`. */
   async clear(id: LimiterId): Promise<void> {
     const byStore = this.#keysByStore(normalizeId(id));
-    await this.#callStore(() => Promise.all([...byStore].map(([store, keys]) => store.clear(keys))), 'Clearing an id');
+    await this.#callStore(() => Promise.all([...byStore].map(([store, keys]) => store.clear(keys))), 'Clearing an id', firstKey(byStore));
   }
 
   /** Removes the admitted action `actionId` from every tier (and from a fallback that can undo); true when one was removed. */
@@ -120,6 +133,7 @@ export class TieredCore<Info extends RateLimitInfo> {
       const removed = await this.#callStore(
         () => Promise.all([...byStore].map(([store, keys]) => store.undo(keys, storedActionId(actionId)))),
         'Undoing an action',
+        firstKey(byStore),
       );
       return removed.some(Boolean);
     });
@@ -133,7 +147,7 @@ export class TieredCore<Info extends RateLimitInfo> {
   async peekNewest(id: LimiterId, maxInInterval: number): Promise<{ readonly now: number; readonly maxthNewest: number | undefined }> {
     const tier = this.#tiers[0] as TierSpec;
     const peeked: Tier = { key: tier.keys.keyFor(normalizeId(id)), rule: { ...tier.rule, maxInInterval }, store: tier.store, batch: this.#options.batch };
-    const decision = await this.#callStore(() => tier.store.peek([peeked], this.#options.readClock?.()), 'Reading the window');
+    const decision = await this.#callStore(() => tier.store.peek([peeked], this.#options.readClock?.()), 'Reading the window', peeked.key);
     return { now: decision.now, maxthNewest: decision.tiers[0]?.after.maxthNewest };
   }
 
@@ -148,6 +162,7 @@ export class TieredCore<Info extends RateLimitInfo> {
           ? this.#store.attempt(tiers, now, actionId === undefined ? undefined : storedActionId(actionId))
           : this.#store.peek(tiers, now),
       operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
+      (tiers[0] as Tier).key,
     );
     if (decision.tiers.length !== this.#tiers.length) throw new TypeError('The store returned an outcome per tier it was not asked for');
     const infos = decision.tiers.map((outcome, i) => describeOutcome((this.#tiers[i] as TierSpec).rule, decision.now, outcome.verdict, outcome.after));
@@ -156,16 +171,23 @@ export class TieredCore<Info extends RateLimitInfo> {
   }
 
   /**
-   * One store call, within the timeout and through the circuit breaker: while
-   * the circuit is open the store is not called, and the call fails at once
-   * with the breaker's `StoreError` (which the policy then decides).
+   * One store call, within the timeout and through the circuit breaker of the
+   * failure domain that holds `key` (the store, or the key's Cluster master):
+   * while that circuit is open the store is not called, and the call fails
+   * with the breaker's `StoreError` (which the policy then decides) on the
+   * next turn of the event loop, not at once: a loop that awaits only open
+   * answers must still let timers and I/O run, or the probe that would close
+   * the circuit never reads its reply.
    */
-  #callStore<T>(operation: () => Promise<T>, what: string): Promise<T> {
+  #callStore<T>(operation: () => Promise<T>, what: string, key: string): Promise<T> {
     const diagnose = () => this.#store.connectionProblem?.();
-    const breaker = this.#breaker;
-    if (breaker === undefined) return callStore(operation, this.#options.timeoutMs, what, diagnose);
+    if (this.#breakers === undefined) return callStore(operation, this.#options.timeoutMs, what, diagnose);
+    const breaker = this.#breakers.for(key);
     const gate = breaker.admit();
-    if (gate === 'open') return Promise.reject(breaker.openError());
+    if (gate === 'open') {
+      const error = breaker.openError();
+      return new Promise((_, reject) => setImmediate(reject, error));
+    }
     return callStore(operation, this.#options.timeoutMs, what, diagnose).then(
       (value) => {
         breaker.succeeded(gate);

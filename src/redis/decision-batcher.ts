@@ -11,6 +11,19 @@ import { decideBatchWithScript, type ScriptDecision } from './script-path.js';
 /** The most decisions one script call carries. */
 export const MAX_BATCH_SIZE = 256;
 
+/**
+ * The most keys and arguments one script call carries (a decision alone may
+ * carry more): a stack of many tiers fills a call long before 256 decisions,
+ * and a command of a hundred thousand arguments is slow to build and send,
+ * and more than some clients can take at all.
+ */
+export const MAX_BATCH_ARGUMENTS = 8_192;
+
+/** One decision's keys and arguments in the decide script's call: five per decision, and a key and four rule values per tier. */
+function argumentsOf(decision: ScriptDecision): number {
+  return 5 + 5 * decision.tiers.length;
+}
+
 /** The most batches out at once per slot: two keep Redis and the client busy at the same time. */
 const MAX_BATCHES_OUT = 2;
 
@@ -56,17 +69,43 @@ export class DecisionBatcher {
     });
   }
 
-  /** Sends what waits in `slot`: split in two when no batch is out, so that two are; at most 256 per batch. */
+  /**
+   * Sends what waits in `slot`: split in two when no batch is out, so that
+   * two are; at most {@link MAX_BATCH_SIZE} decisions and
+   * {@link MAX_BATCH_ARGUMENTS} arguments per batch.
+   */
   #flush(slotNumber: number, slot: { waiting: Waiting[]; out: number; flushScheduled: boolean }): void {
     slot.flushScheduled = false;
     const waiting = slot.waiting;
     if (waiting.length === 0) return;
     slot.waiting = [];
-    const batches = Math.max(Math.ceil(waiting.length / MAX_BATCH_SIZE), Math.min(MAX_BATCHES_OUT - slot.out, waiting.length));
+    const totalArguments = waiting.reduce((sum, { decision }) => sum + argumentsOf(decision), 0);
+    const batches = Math.max(
+      Math.ceil(waiting.length / MAX_BATCH_SIZE),
+      Math.ceil(totalArguments / MAX_BATCH_ARGUMENTS),
+      Math.min(MAX_BATCHES_OUT - slot.out, waiting.length),
+    );
     const size = Math.ceil(waiting.length / batches);
-    for (let start = 0; start < waiting.length; start += size) this.#send(slotNumber, slot, waiting.slice(start, start + size));
+    let batch: Waiting[] = [];
+    let batchArguments = 0;
+    for (const next of waiting) {
+      const nextArguments = argumentsOf(next.decision);
+      if (batch.length > 0 && (batch.length >= size || batchArguments + nextArguments > MAX_BATCH_ARGUMENTS)) {
+        this.#send(slotNumber, slot, batch);
+        batch = [];
+        batchArguments = 0;
+      }
+      batch.push(next);
+      batchArguments += nextArguments;
+    }
+    this.#send(slotNumber, slot, batch);
   }
 
+  /**
+   * Sends one batch and answers each of its callers. Whatever goes wrong while
+   * sending, even a synchronous throw in the client, fails this batch's
+   * callers alone and leaves the slot free for the next batch.
+   */
   #send(slotNumber: number, slot: { waiting: Waiting[]; out: number; flushScheduled: boolean }, batch: readonly Waiting[]): void {
     slot.out += 1;
     const settled = (): void => {
@@ -74,10 +113,16 @@ export class DecisionBatcher {
       if (slot.waiting.length > 0) this.#flush(slotNumber, slot);
       else if (slot.out === 0) this.#slots.delete(slotNumber);
     };
-    decideBatchWithScript(
-      this.#redis,
-      batch.map((waiting) => waiting.decision),
-    ).then(
+    let sent: Promise<(StoreDecision | Error)[]>;
+    try {
+      sent = decideBatchWithScript(
+        this.#redis,
+        batch.map((waiting) => waiting.decision),
+      );
+    } catch (error) {
+      sent = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    sent.then(
       (outcomes) => {
         settled();
         outcomes.forEach((outcome, i) => {

@@ -105,8 +105,10 @@ export interface CircuitStateChange {
   readonly failure?: unknown;
 }
 
-/** What a {@link CircuitBreaker} calls, and the clock it reads. */
+/** What a {@link CircuitBreaker} guards, what it calls, and the clock it reads. */
 export interface CircuitBreakerHooks {
+  /** The Cluster master (`host:port`) whose calls it guards, named in its open error; undefined for a whole store. */
+  node?: string | undefined;
   /**
    * Called synchronously on every change of state, e.g. to publish it on a
    * diagnostics channel. It must not throw.
@@ -144,6 +146,7 @@ export class CircuitBreaker {
   #lastFailure: unknown;
   readonly #now: () => number;
   readonly #onStateChange: ((change: CircuitStateChange) => void) | undefined;
+  readonly #node: string | undefined;
 
   /**
    * @param options From {@link normalizeCircuitBreakerOption} (not `false`: without a breaker, make none).
@@ -153,6 +156,7 @@ export class CircuitBreaker {
     this.options = options;
     this.#now = hooks.now ?? (() => performance.now());
     this.#onStateChange = hooks.onStateChange;
+    this.#node = hooks.node;
   }
 
   /** The current state; an open circuit whose cooldown has passed still reads `open` until a call asks. */
@@ -216,14 +220,16 @@ export class CircuitBreaker {
 
   /**
    * The error a call receives under `onStoreError: 'throw'` while the circuit
-   * is open: a {@link StoreError} with code `'CIRCUIT_OPEN'`,
-   * carrying the failure that opened the circuit (or kept it open) as `cause`.
+   * is open: a {@link StoreError} with code `'CIRCUIT_OPEN'`, naming the
+   * Cluster master it guards (if it guards one), carrying the failure that
+   * opened the circuit (or kept it open) as `cause`.
    */
   openError(): StoreError {
     const { failureThreshold, cooldownMs } = this.options;
     const last = this.#lastFailure instanceof Error ? `; the last: ${this.#lastFailure.message}` : '';
+    const whose = this.#node === undefined ? 'its circuit breaker' : `the circuit breaker of the Cluster master ${this.#node}`;
     return new StoreError(
-      `The store was not called: its circuit breaker is open after ${failureThreshold} consecutive failures${last}. ` +
+      `The store was not called: ${whose} is open after ${failureThreshold} consecutive failures${last}. ` +
         `One call probes the store again ${cooldownMs} ms after the circuit opened`,
       { code: 'CIRCUIT_OPEN', cause: this.#lastFailure },
     );

@@ -9,6 +9,7 @@ import { RateLimiterStack, RollingRateLimiter, StoreError, TimeoutError, Unsuppo
 import { escapeIdentifier } from '../../src/core/identity.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { useIORedisClient } from '../support/ioredis-client.js';
+import { MAX_BATCH_ARGUMENTS } from '../../src/redis/decision-batcher.js';
 
 /** The Redis key of `id` under a limiter (what src/core/identity.ts builds). */
 const keyOf = (limiter: RollingRateLimiter | undefined, id: string): string => `${escapeIdentifier(limiter?.namespace ?? '')}:{${id}}`;
@@ -55,6 +56,21 @@ describe('batch: true on real Redis (ioredis)', () => {
     expect(evalsha.callCount).to.equal(3);
     // Two keys per decision: the key and its companion set.
     for (const call of evalsha.getCalls()) expect(call.args[1], 'keys in one call').to.equal(400);
+  });
+
+  it('decides 1,024 concurrent attempts of a 100-tier stack (505 keys and arguments each), and an unrelated limiter after them', async () => {
+    const evalsha = sinon.spy(client, 'evalsha');
+    const stack = new RateLimiterStack(
+      Array.from({ length: 100 }, () => limiter({ maxInInterval: 1_000 })),
+      { batch: true },
+    );
+    const answers = await Promise.all(Array.from({ length: 1_024 }, (_, i) => stack.limit(`user-${i % 16}`)));
+    expect(answers.filter((blocked) => !blocked), 'admitted').to.have.length(1_024);
+    const largest = Math.max(...evalsha.getCalls().map((call) => (call.args as unknown[]).flat().length));
+    expect(largest, 'keys and arguments in the largest script call').to.be.at.most(MAX_BATCH_ARGUMENTS + 2);
+    const unrelated = limiter();
+    const unrelatedAnswers = await Promise.all(Array.from({ length: 20 }, () => unrelated.limit('other')));
+    expect(unrelatedAnswers.filter((blocked) => !blocked)).to.have.length(10);
   });
 
   it('batches decisions of different limiters and stacks on one client, and every mode: gaps, action ids, dry runs, the Redis clock', async () => {

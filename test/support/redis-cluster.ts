@@ -59,6 +59,13 @@ export interface StartRedisClusterOptions {
   replicasPerMaster?: number;
   /** `cluster-node-timeout`: how long a node may be unreachable before the others fail it over. @default 2000 */
   nodeTimeoutMs?: number;
+  /**
+   * `cluster-require-full-coverage`: with `true` (Redis's default) every master
+   * refuses commands (CLUSTERDOWN) while any slot is unserved, e.g. from the
+   * moment a master is marked failed until its replica is promoted; with
+   * `false` the healthy masters keep serving their slots. @default true
+   */
+  requireFullCoverage?: boolean;
 }
 
 /** A contiguous range of slots and the master that serves it. */
@@ -215,7 +222,7 @@ async function runRedisCli(args: readonly string[], timeoutMs: number): Promise<
 }
 
 /** Starts one cluster-enabled node with its own probed-free bus port; retries on new ports if a port was taken. */
-async function startClusterNode(dir: string, index: number, nodeTimeoutMs: number): Promise<RedisServer> {
+async function startClusterNode(dir: string, index: number, nodeTimeoutMs: number, requireFullCoverage: boolean): Promise<RedisServer> {
   let lastError: unknown;
   for (let attempt = 1; attempt <= NODE_START_ATTEMPTS; attempt++) {
     const busPort = await findFreeLoopbackPort();
@@ -226,6 +233,7 @@ async function startClusterNode(dir: string, index: number, nodeTimeoutMs: numbe
           '--cluster-config-file', join(dir, `nodes-${index}-${attempt}.conf`),
           '--cluster-port', String(busPort),
           '--cluster-node-timeout', String(nodeTimeoutMs),
+          '--cluster-require-full-coverage', requireFullCoverage ? 'yes' : 'no',
           '--dir', dir,
         ],
       });
@@ -330,7 +338,7 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
   };
 
   try {
-    const outcomes = await Promise.allSettled(Array.from({ length: masters * (1 + replicas) }, (_, i) => startClusterNode(dir, i, nodeTimeoutMs)));
+    const outcomes = await Promise.allSettled(Array.from({ length: masters * (1 + replicas) }, (_, i) => startClusterNode(dir, i, nodeTimeoutMs, options.requireFullCoverage ?? true)));
     for (const outcome of outcomes) if (outcome.status === 'fulfilled') started.push(outcome.value);
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure) throw failure.reason;

@@ -70,11 +70,11 @@ describe('diagnostics channels', () => {
     const messages = recorded(CIRCUIT_CHANNEL, () => {
       const breaker = new CircuitBreaker(
         { ...DEFAULT_CIRCUIT_BREAKER, failureThreshold: 1, cooldownMs: 1 },
-        { now: () => 0, onStateChange: ({ from, to, consecutiveFailures }) => publishCircuit(['api'], to, from, consecutiveFailures) },
+        { now: () => 0, onStateChange: ({ from, to, consecutiveFailures }) => publishCircuit(['api'], '127.0.0.1:7000', to, from, consecutiveFailures) },
       );
       breaker.failed(breaker.admit() as 'call', new StoreError('down'));
     });
-    expect(messages).to.deep.equal([{ namespaces: ['api'], state: 'open', previous: 'closed', consecutiveFailures: 1 }]);
+    expect(messages).to.deep.equal([{ namespaces: ['api'], node: '127.0.0.1:7000', state: 'open', previous: 'closed', consecutiveFailures: 1 }]);
   });
 
   it('builds nothing and reads no clock while nobody subscribes', () => {
@@ -82,7 +82,7 @@ describe('diagnostics channels', () => {
     expect(decisionStartTime()).to.equal(-1);
     publishDecision(['api'], false, false, 'store', 12);
     publishStoreError(['api'], new StoreError('x'), 'throw');
-    publishCircuit(['api'], 'open', 'closed', 5);
+    publishCircuit(['api'], undefined, 'open', 'closed', 5);
     expect(now.callCount).to.equal(0);
   });
 
@@ -97,9 +97,9 @@ describe('diagnostics channels', () => {
     const messages: unknown[] = [];
     const listener = (message: unknown): void => void messages.push(message);
     subscribe(CIRCUIT_CHANNEL, listener);
-    publishCircuit(['api'], 'open', 'closed', 5);
+    publishCircuit(['api'], undefined, 'open', 'closed', 5);
     unsubscribe(CIRCUIT_CHANNEL, listener);
-    publishCircuit(['api'], 'half-open', 'open', 5);
+    publishCircuit(['api'], undefined, 'half-open', 'open', 5);
     expect(messages).to.have.length(1);
   });
 });

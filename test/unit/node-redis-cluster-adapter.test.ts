@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
-import { redirectionOf, retryPauseMs } from '../../src/redis/adapters/cluster-redirection.js';
+import { maxRetries, redirectionOf, retryPauseMs } from '../../src/redis/adapters/cluster-redirection.js';
 import type { NodeRedisLikeCluster } from '../../src/redis/adapters/client-types.js';
 import { keySlot } from '../../src/redis/adapters/key-slot.js';
 import { NodeRedisClusterAdapter } from '../../src/redis/adapters/node-redis-cluster-adapter.js';
@@ -61,18 +61,22 @@ describe('the node-redis cluster adapter (client faked)', () => {
   it('reads redirections from Redis’s answers, and nothing else', () => {
     expect(redirectionOf(errorReply('MOVED 3999 127.0.0.1:6381'))).to.deep.equal({ kind: 'moved', address: '127.0.0.1:6381' });
     expect(redirectionOf(errorReply('ASK 3999 [::1]:6381'))).to.deep.equal({ kind: 'ask', address: '[::1]:6381' });
-    for (const message of ['TRYAGAIN Multiple keys request during rehashing of slot', 'CLUSTERDOWN The cluster is down', 'EXECABORT Transaction discarded because of previous errors.']) {
+    for (const message of ['TRYAGAIN Multiple keys request during rehashing of slot', 'EXECABORT Transaction discarded because of previous errors.']) {
       expect(redirectionOf(errorReply(message)), message).to.deep.equal({ kind: 'retry' });
     }
+    expect(redirectionOf(errorReply('CLUSTERDOWN The cluster is down'))).to.deep.equal({ kind: 'down' });
     for (const other of [errorReply('WRONGTYPE Operation against a key'), errorReply('NOSCRIPT No matching script'), 'MOVED 1 a:1', undefined]) {
       expect(redirectionOf(other)).to.equal(undefined);
     }
   });
 
-  it('pauses not at all before following MOVED or ASK, then 5 ms doubling up to 200 ms', () => {
+  it('pauses not at all before following MOVED or ASK, then 5 ms doubling up to 200 ms; 100 ms each, for 2 s, while the cluster is down', () => {
     const moved = { kind: 'moved', address: 'a:1' } as const;
     expect([1, 2, 3, 4, 5, 6, 7, 8].map((retry) => retryPauseMs(retry, moved))).to.deep.equal([0, 10, 20, 40, 80, 160, 200, 200]);
     expect(retryPauseMs(1, { kind: 'retry' })).to.equal(5);
+    expect(maxRetries(moved)).to.equal(8);
+    expect([1, 20].map((retry) => retryPauseMs(retry, { kind: 'down' }))).to.deep.equal([100, 100]);
+    expect(maxRetries({ kind: 'down' })).to.equal(20);
   });
 
   it('computes the same slot as the test harness (and Redis), hash tags included', () => {
@@ -149,7 +153,7 @@ describe('the node-redis cluster adapter (client faked)', () => {
     expect(clock.countTimers(), 'the watchdog stopped').to.equal(0);
   });
 
-  it('throws any other error at once, and the last refusal after 8 retries', async () => {
+  it('throws any other error at once, and the last refusal after 8 retries (20 for CLUSTERDOWN, 2 s)', async () => {
     const wrongType = errorReply('WRONGTYPE Operation against a key holding the wrong kind of value');
     const failing = fakeCluster({ multi: () => Promise.reject(wrongType) });
     expect(await new NodeRedisClusterAdapter(failing.client).transaction([['zcard', KEY]]).catch((error: unknown) => error)).to.equal(wrongType);
@@ -160,6 +164,12 @@ describe('the node-redis cluster adapter (client faked)', () => {
     const outcome = new NodeRedisClusterAdapter(down.client).transaction([['zcard', KEY]]).catch((error: unknown) => error);
     await clock.tickAsync(2_000);
     expect(String(await outcome)).to.equal('Error: CLUSTERDOWN The cluster is down');
-    expect(down.log.filter((line) => line === 'a: MULTI')).to.have.length(8);
+    expect(down.log.filter((line) => line === 'a: MULTI')).to.have.length(20);
+
+    const trying = fakeCluster({ multi: () => Promise.reject(errorReply('TRYAGAIN Multiple keys')), a: () => errorReply('TRYAGAIN Multiple keys') });
+    const refused = new NodeRedisClusterAdapter(trying.client).transaction([['zcard', KEY]]).catch((error: unknown) => error);
+    await clock.tickAsync(2_000);
+    expect(String(await refused)).to.equal('Error: TRYAGAIN Multiple keys');
+    expect(trying.log.filter((line) => line === 'a: MULTI')).to.have.length(8);
   });
 });

@@ -32,6 +32,16 @@ export interface RedisAdapter {
    * {@link TimeoutError}; it never sends anything.
    */
   connectionProblem?(): ConnectionProblem | undefined;
+  /**
+   * On a Cluster: the master (`host:port`) that holds `key`'s hash slot by the
+   * client's slot map at this moment, or undefined while the client has no
+   * map entry for it. Each master is its own failure domain: the limiter keeps
+   * a circuit breaker per master, so that a dead master stops calls only for
+   * the ids it holds. Undefined (or absent) for clients of one server
+   * (standalone, Sentinel), whose connection is their one failure domain. It
+   * never sends anything.
+   */
+  slotOwner?(key: string): string | undefined;
 }
 
 /** Throws the first error found among a transaction's replies (clients that resolve with errors in place). */

@@ -8,10 +8,15 @@
 // In every case Redis ran nothing, so sending the call again cannot record an
 // attempt twice.
 
-/** What a refusal says: where to go (`moved`, `ask`), or only to try again (`retry`). */
+/**
+ * What a refusal says: where to go (`moved`, `ask`), to try again soon
+ * (`retry`), or to wait for the cluster (`down`: CLUSTERDOWN, which every
+ * master answers from the moment the cluster marks a master failed until its
+ * replica is promoted, typically under a second).
+ */
 export type Redirection =
   | { readonly kind: 'moved' | 'ask'; readonly address: string }
-  | { readonly kind: 'retry'; readonly address?: undefined };
+  | { readonly kind: 'retry' | 'down'; readonly address?: undefined };
 
 /** The redirection an error is, or undefined for any other error. */
 export function redirectionOf(error: unknown): Redirection | undefined {
@@ -20,16 +25,24 @@ export function redirectionOf(error: unknown): Redirection | undefined {
   if (message.startsWith('MOVED ') || message.startsWith('ASK ')) {
     return { kind: message.startsWith('ASK') ? 'ask' : 'moved', address: message.slice(message.lastIndexOf(' ') + 1) };
   }
-  if (message.startsWith('TRYAGAIN') || message.startsWith('CLUSTERDOWN') || message.startsWith('EXECABORT')) return { kind: 'retry' };
+  if (message.startsWith('CLUSTERDOWN')) return { kind: 'down' };
+  if (message.startsWith('TRYAGAIN') || message.startsWith('EXECABORT')) return { kind: 'retry' };
   return undefined;
+}
+
+/** Tries after a refusal: eight (about 0.7 s of pauses), or twenty for CLUSTERDOWN (2 s: a failover's election). */
+export function maxRetries(redirection: Redirection): number {
+  return redirection.kind === 'down' ? 20 : 8;
 }
 
 /**
  * The pause before the `retry`-th try (from 1): none before the first try
- * after MOVED or ASK, which say where to go; otherwise 5 ms, doubling, at most
- * 200 ms (eight tries wait about 0.7 s in all, well within the default timeout).
+ * after MOVED or ASK, which say where to go; 100 ms each while the cluster is
+ * down (as ioredis waits); otherwise 5 ms, doubling, at most 200 ms (eight
+ * tries wait about 0.7 s in all, well within the default timeout).
  */
 export function retryPauseMs(retry: number, redirection: Redirection): number {
+  if (redirection.kind === 'down') return 100;
   if (retry === 1 && redirection.kind !== 'retry') return 0;
   return Math.min(200, 5 * 2 ** (retry - 1));
 }

@@ -2,6 +2,7 @@ import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import type { RedisAdapter } from './adapter.js';
 import { watchErrors } from './connection-monitor.js';
 import { hasMembers, type IORedisLikeClient, type RedisCommand } from './client-types.js';
+import { keySlot } from './key-slot.js';
 
 /** EXEC's results, from ioredis's `[error, result]` pairs; throws the first error. */
 function resultsOf(replies: [error: Error | null, result: unknown][] | null): unknown[] {
@@ -16,6 +17,16 @@ function resultsOf(replies: [error: Error | null, result: unknown][] | null): un
 
 /** Past this many arguments, a script call goes to ioredis with a Buffer argument (see `evalsha`). */
 const LONG_COMMAND_ARGUMENTS = 64;
+
+/**
+ * ioredis's script commands as called here: the keys and arguments in one
+ * array, which ioredis flattens into the command. Spread into the call
+ * instead, a large batch's hundred thousand arguments would overflow the stack.
+ */
+interface ArrayArgumentsClient {
+  evalsha(sha1: string | Buffer, numkeys: number, keysAndArgs: (string | number)[]): Promise<unknown>;
+  eval(script: string, numkeys: number, keysAndArgs: (string | number)[]): Promise<unknown>;
+}
 
 /** {@link RedisAdapter} for ioredis `Redis` and `Cluster` instances. */
 export class IORedisAdapter implements RedisAdapter {
@@ -40,11 +51,18 @@ export class IORedisAdapter implements RedisAdapter {
     // A command with a Buffer argument is written by ioredis as one Buffer; otherwise as one string appended to
     // argument by argument, which Node then writes slowly when there are hundreds of arguments (a batch).
     const name = keys.length + args.length > LONG_COMMAND_ARGUMENTS ? Buffer.from(sha1) : sha1;
-    return this.client.evalsha(name as string, keys.length, ...keys, ...args);
+    return (this.client as unknown as ArrayArgumentsClient).evalsha(name, keys.length, [...keys, ...args]);
   }
 
   eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.client.eval(lua, keys.length, ...keys, ...args);
+    return (this.client as unknown as ArrayArgumentsClient).eval(lua, keys.length, [...keys, ...args]);
+  }
+
+  /** On a `Cluster`: the first node key (`host:port`, the master) ioredis's slot map lists for the key's slot. */
+  slotOwner(key: string): string | undefined {
+    if (!this.isCluster) return undefined;
+    const { slots } = this.client as { slots?: ArrayLike<readonly string[] | undefined> };
+    return slots?.[keySlot(key)]?.[0];
   }
 
   /**

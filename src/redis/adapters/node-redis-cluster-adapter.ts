@@ -30,7 +30,7 @@
 // MOVED, node-redis re-reads the slot map, and once the replica is promoted
 // the map names it and the calls go there.
 
-import { redirectionOf, retryPauseMs, type Redirection } from './cluster-redirection.js';
+import { maxRetries, redirectionOf, retryPauseMs, type Redirection } from './cluster-redirection.js';
 import { keySlot } from './key-slot.js';
 import type { RedisAdapter } from './adapter.js';
 import { hasMembers, type NodeRedisLikeCluster, type RedisCommand } from './client-types.js';
@@ -50,8 +50,6 @@ interface ClusterNodes {
   nodeClient(node: object): NodeConnection | Promise<NodeConnection>;
 }
 
-/** Tries per call after a redirection, each after a pause of {@link retryPauseMs}. */
-const MAX_RETRIES = 8;
 /** A call unanswered for this long means its master may be gone: time to check the slot map. */
 const STALL_MS = 1_000;
 /** At most one check of the slot map per this many ms while calls stall. */
@@ -106,6 +104,11 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
 
   constructor(client: NodeRedisLikeCluster) {
     this.client = client;
+  }
+
+  /** The address (`host:port`) of the master node-redis's slot map holds for the key's slot. */
+  slotOwner(key: string): string | undefined {
+    return hasNodes(this.client) ? this.client.slots[keySlot(key)]?.master?.address : undefined;
   }
 
   transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
@@ -214,13 +217,14 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
 
   /**
    * Sends a call refused by a redirection again, on the node that holds its
-   * slot, up to {@link MAX_RETRIES} times; any other error is thrown as it is.
+   * slot, up to {@link maxRetries} times, each after a pause of
+   * {@link retryPauseMs}; any other error is thrown as it is.
    */
   async #resend<T>(error: unknown, key: string, send: (node: NodeConnection, asking: boolean) => Promise<T>): Promise<T> {
     let last = error;
-    for (let retry = 1; retry <= MAX_RETRIES; retry++) {
+    for (let retry = 1; ; retry++) {
       const redirection = redirectionOf(last);
-      if (redirection === undefined || !hasNodes(this.client)) throw last;
+      if (redirection === undefined || retry > maxRetries(redirection) || !hasNodes(this.client)) throw last;
       await pause(retryPauseMs(retry, redirection));
       try {
         if (redirection.kind !== 'ask') await this.#refreshSlotMap(key);
@@ -231,7 +235,6 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
         last = next;
       }
     }
-    throw last;
   }
 
   /** The connection to the node a redirection named, or to the master the client holds for the key's slot. */
