@@ -6,7 +6,7 @@
 import type { StoreDecision } from '../stores/store.js';
 import type { RedisAdapter } from './adapters/adapter.js';
 import { keySlot } from './adapters/key-slot.js';
-import { decideBatchWithScript, type ScriptDecision } from './script-path.js';
+import { callSizeOf, decideBatchWithScript, type ScriptDecision } from './script-path.js';
 
 /** The most decisions one script call carries. */
 export const MAX_BATCH_SIZE = 256;
@@ -18,11 +18,6 @@ export const MAX_BATCH_SIZE = 256;
  * and more than some clients can take at all.
  */
 export const MAX_BATCH_ARGUMENTS = 8_192;
-
-/** One decision's keys and arguments in the decide script's call: five per decision, and a key and four rule values per tier. */
-function argumentsOf(decision: ScriptDecision): number {
-  return 5 + 5 * decision.tiers.length;
-}
 
 /** The most batches out at once per slot: two keep Redis and the client busy at the same time. */
 const MAX_BATCHES_OUT = 2;
@@ -79,7 +74,7 @@ export class DecisionBatcher {
     const waiting = slot.waiting;
     if (waiting.length === 0) return;
     slot.waiting = [];
-    const totalArguments = waiting.reduce((sum, { decision }) => sum + argumentsOf(decision), 0);
+    const totalArguments = waiting.reduce((sum, { decision }) => sum + callSizeOf(decision), 0);
     const batches = Math.max(
       Math.ceil(waiting.length / MAX_BATCH_SIZE),
       Math.ceil(totalArguments / MAX_BATCH_ARGUMENTS),
@@ -89,7 +84,7 @@ export class DecisionBatcher {
     let batch: Waiting[] = [];
     let batchArguments = 0;
     for (const next of waiting) {
-      const nextArguments = argumentsOf(next.decision);
+      const nextArguments = callSizeOf(next.decision);
       if (batch.length > 0 && (batch.length >= size || batchArguments + nextArguments > MAX_BATCH_ARGUMENTS)) {
         this.#send(slotNumber, slot, batch);
         batch = [];

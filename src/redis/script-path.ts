@@ -25,6 +25,11 @@ export interface ScriptDecision {
   readonly actionId?: string | undefined;
 }
 
+/** Keys and arguments one decision adds to a call of the decide script: a header of five, then two keys and four rule values per tier. */
+export function callSizeOf(decision: ScriptDecision): number {
+  return 5 + 6 * decision.tiers.length;
+}
+
 /** Appends one decision's keys and arguments, in the decide script's layout, to a call's. */
 export function appendDecision(keys: string[], args: (string | number)[], { tiers, now, dryRun, actionId }: ScriptDecision): void {
   const member = dryRun || actionId !== undefined ? '' : nextMember();

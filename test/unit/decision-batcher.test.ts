@@ -46,7 +46,7 @@ describe('the decision batcher (adapter stubbed)', () => {
     const batcher = new DecisionBatcher(adapter);
     const outcomes = await Promise.allSettled(Array.from({ length: 1_024 }, (_, i) => batcher.decide(decisionOf(`user-${i}`, 100))));
     expect(outcomes.every((outcome) => outcome.status === 'rejected'), 'every caller answered').to.equal(true);
-    expect(sizes.reduce((sum, size) => sum + size, 0), 'every decision sent once').to.equal(1_024 * 505);
+    expect(sizes.reduce((sum, size) => sum + size, 0), 'every decision sent once').to.equal(1_024 * 605);
     expect(Math.max(...sizes), 'keys and arguments in the largest call').to.be.at.most(MAX_BATCH_ARGUMENTS);
     expect(Math.min(...sizes), 'no call is needlessly small').to.be.above(MAX_BATCH_ARGUMENTS / 4);
   });
@@ -54,10 +54,10 @@ describe('the decision batcher (adapter stubbed)', () => {
   it('sends a decision larger than the bound alone, and the others around it in batches', async () => {
     const { adapter, sizes } = stubAdapter(() => Promise.reject(new Error('ERR stub')));
     const batcher = new DecisionBatcher(adapter);
-    const huge = Math.ceil(MAX_BATCH_ARGUMENTS / 5); // 5 keys and arguments per tier: more than the bound alone
+    const huge = Math.ceil(MAX_BATCH_ARGUMENTS / 6); // 6 keys and arguments per tier: more than the bound alone
     const decisions = [decisionOf('a', 1), decisionOf('b', 1), decisionOf('c', huge), decisionOf('d', 1), decisionOf('e', 1)];
     await Promise.allSettled(decisions.map((decision) => batcher.decide(decision)));
-    expect(sizes, 'keys and arguments per call').to.deep.equal([20, 5 + 5 * huge, 20]);
+    expect(sizes, 'keys and arguments per call').to.deep.equal([22, 5 + 6 * huge, 22]);
   });
 
   it('fails the callers of a batch whose sending throws, and sends the next batches as usual', async () => {
