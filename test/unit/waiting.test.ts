@@ -123,7 +123,7 @@ describe('waitUntilAllowed: waits longer than a timer can hold (2^31 - 1 ms, abo
       await new Promise((resolve) => setTimeout(resolve, 200));
       controller.abort();
       expect(((await waiting) as Error).name).to.equal('AbortError');
-      const overflows = emitWarning.getCalls().filter((call) => String(call.args[1]) === 'TimeoutOverflowWarning');
+      const overflows = emitWarning.getCalls().filter((call) => (call.args[1] as unknown) === 'TimeoutOverflowWarning');
       expect(overflows, 'TimeoutOverflowWarnings').to.have.length(0);
       expect(attempts.callCount, 'attempts in 200 ms').to.equal(1);
     } finally {
