@@ -1,4 +1,4 @@
-// The reference model of SPEC.md ("Exact semantics"), as pure functions that
+// The reference model of docs/semantics.md (the steps), as pure functions that
 // every store uses. A store observes the recorded set S of one id (after
 // dropping what left the window) and the set S' after the attempt, in the
 // compact form below; these functions turn that into a decision and a
@@ -44,7 +44,7 @@ export interface Verdict {
   readonly blockedDueToMinDifference: boolean;
 }
 
-/** SPEC steps 2 to 4: whether an attempt at `now` is blocked, and why. */
+/** docs/semantics.md steps 2 to 4: whether an attempt at `now` is blocked, and why. */
 export function judge(rule: WindowRule, now: number, prior: PriorWindow): Verdict {
   const blockedDueToCount = prior.count >= rule.maxInInterval;
   const blockedDueToMinDifference =
@@ -52,12 +52,12 @@ export function judge(rule: WindowRule, now: number, prior: PriorWindow): Verdic
   return { blocked: blockedDueToCount || blockedDueToMinDifference, blockedDueToCount, blockedDueToMinDifference };
 }
 
-/** SPEC step 5: whether the attempt is recorded, given whether the action was allowed overall. */
+/** docs/semantics.md step 5: whether the attempt is recorded, given whether the action was allowed overall. */
 export function isRecorded(rule: WindowRule, allowed: boolean): boolean {
   return rule.countBlocked || allowed;
 }
 
-/** SPEC steps 6 and 7: the info returned for an attempt at `now`. */
+/** docs/semantics.md steps 6 and 7: the info returned for an attempt at `now`. */
 export function describeOutcome(rule: WindowRule, now: number, verdict: Verdict, after: RecordedWindow): RateLimitInfo {
   let waitUs = 0;
   if (rule.minDifferenceUs > 0 && after.newest !== undefined) {
@@ -137,7 +137,7 @@ function recordedWindow(rule: WindowRule, now: number, sample: WindowSample, rec
 }
 
 /**
- * SPEC steps 2 to 5 for one attempt at `now` across tiers, from a sample of
+ * docs/semantics.md steps 2 to 5 for one attempt at `now` across tiers, from a sample of
  * each tier's S, without writing anything: the action is allowed only if every
  * tier allows it, and a tier records the attempt when it counts blocked
  * attempts or when the action was allowed overall. With a single tier this is

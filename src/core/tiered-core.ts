@@ -1,7 +1,7 @@
 // The one place a decision over N tiers is made: a RollingRateLimiter is a
 // core of one tier, a RateLimiterStack a core of several. It turns an id into
 // each tier's key, reads the clock, calls the store within the timeout,
-// describes the outcome (SPEC steps 6 and 7), and applies the `onStoreError`
+// describes the outcome (docs/semantics.md steps 6 and 7), and applies the `onStoreError`
 // policy when the store fails; `clear` and `undo` go through it too.
 
 import { describeOutcome, type WindowRule } from './decision-model.js';
@@ -99,7 +99,7 @@ export class TieredCore<Info extends RateLimitInfo> {
   }
 
   /**
-   * Decides an attempt (recorded as SPEC step 5 says) or a dry run for `id`.
+   * Decides an attempt (recorded as docs/semantics.md step 5 says) or a dry run for `id`.
    * A store failure or a timeout is decided by the `onStoreError` policy; a bad
    * id or a bad clock rejects as it is.
    */

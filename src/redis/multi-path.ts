@@ -47,7 +47,7 @@ function sampleOf(rule: WindowRule, count: number, replies: readonly unknown[]):
 
 /**
  * The commands of one attempt under one limiter with `countBlocked: true`
- * (SPEC "Redis data model"). Every attempt is recorded in this mode, so the
+ * (README, "How it works on Redis"). Every attempt is recorded in this mode, so the
  * transaction needs no decision before it writes:
  *
  * ```
@@ -60,7 +60,7 @@ function sampleOf(rule: WindowRule, count: number, replies: readonly unknown[]):
  * PEXPIRE          key <interval ms>               idle ids cost nothing
  * ```
  *
- * The decision is SPEC steps 2 to 7 on that sample, by the same code every
+ * The decision is docs/semantics.md steps 2 to 7 on that sample, by the same code every
  * store uses. Keeping only the newest k changes no decision: the count rule,
  * the gap rule and the wait only ever look at the newest k timestamps.
  */

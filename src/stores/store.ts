@@ -45,7 +45,7 @@ export interface Store {
    */
   readonly canDecideBeforeWriting: boolean;
   /**
-   * Decides an attempt and records it in each tier as SPEC step 5 says. With
+   * Decides an attempt and records it in each tier as docs/semantics.md step 5 says. With
    * an `actionId`, an action already admitted is answered as admitted again
    * without recording anything, and an earlier blocked record of the same
    * action is replaced rather than counted twice.

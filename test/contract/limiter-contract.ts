@@ -1,4 +1,4 @@
-// The behavioural contract of RollingRateLimiter (SPEC.md), written once and
+// The behavioural contract of RollingRateLimiter (docs/semantics.md), written once and
 // run against every store: each backend's test file calls
 // describeLimiterContract with a factory that builds limiters on it.
 

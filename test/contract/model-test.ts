@@ -14,7 +14,7 @@
 // now and then steps back 4 s. A limiter holds no state of its own but its
 // clock, so the two processes are one limiter whose clock reads the acting
 // process's time: on Redis the same commands on the same keys as two
-// limiters in two processes. Every decision must still be SPEC steps 1-7
+// limiters in two processes. Every decision must still be steps 1-7 of docs/semantics.md
 // with the caller's time applied to the key as it stands.
 //
 // On one clock, the admissions the limiter answered (not undone, since the

@@ -1,4 +1,4 @@
-// The behavioural contract of RateLimiterStack (SPEC.md "Stacking"), written
+// The behavioural contract of RateLimiterStack (docs/semantics.md, "Stacks"), written
 // once and run against every store: each backend's test file calls
 // describeStackContract with the same factory it gives describeLimiterContract.
 // Examples on a TestClock first (stack-decisions.ts, stack-construction.ts),

@@ -1,8 +1,7 @@
-// An independent reference model of stacked limiters (SPEC.md "Exact
-// semantics" and "Stacking"), written from the text and nothing else: plain
-// arrays per tier and id, no trimming, no shortcuts, and no code shared with
-// the library or with reference-model.ts (whose limiter decides recording on
-// its own verdict, where a tier of a stack must follow the stack's).
+// The one reference model (docs/semantics.md: the steps, "Action ids, undo,
+// clear" and "Stacks"), written from the text and nothing else: plain arrays
+// per tier and id, no trimming, no shortcuts, and no code shared with the
+// library. A single limiter is a stack of one tier (reference-model.ts).
 //
 // An attempt at t: each tier applies steps 1 to 4 to its own recorded set;
 // the action is allowed iff no tier blocks; each tier records t iff it counts
@@ -14,7 +13,7 @@
 // nothing. A single limiter is a stack of one tier, so the same code answers
 // for a tier's limiter used alone (pass `tiers` = [i]).
 //
-// Action ids (SPEC "Action ids, undo, clear"): each record keeps its action
+// Action ids (docs/semantics.md, "Action ids, undo, clear"): each record keeps its action
 // id, if any, and whether it was admitted. A retry of an action id with an
 // admitted record in the window of any tier of the decision is answered
 // `alreadyAdmitted` (not blocked, nothing recorded); a retry of one whose
@@ -197,7 +196,7 @@ function describe(rules: ReferenceTierRules, t: number, after: readonly Referenc
   };
 }
 
-/** A stack's info from its tiers' (SPEC "Stacking"). */
+/** A stack's info from its tiers. (docs/semantics.md, "Stacks"). */
 function combine(infos: ReferenceTierInfo[]): ReferenceStackInfo {
   return {
     blocked: infos.some((info) => info.blocked),

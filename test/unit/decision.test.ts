@@ -31,7 +31,7 @@ function decideAt(r: WindowRule, now: number, recorded: number[]) {
   return describeOutcome(r, now, tier.verdict, tier.after);
 }
 
-describe('decision model (SPEC steps 1-7)', () => {
+describe('decision model (steps 1-7 of docs/semantics.md)', () => {
   const cases: { name: string; rule: Partial<WindowRule>; recorded: number[]; now: number; expected: object }[] = [
     {
       name: 'empty window: allowed, one action used',

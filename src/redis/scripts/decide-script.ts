@@ -11,7 +11,7 @@ export const DECISION_FAILED = {
 /**
  * Decides attempts for one id each, across one or more tiers, one after the
  * other in the order given, each atomically and exactly as if it had been
- * sent alone, and records them (docs/semantics.md, "Steps" and "Stacks").
+ * sent alone, and records them (docs/semantics.md: the steps, and "Stacks").
  * One call carries one decision, or a batch of them (`batch: true`) whose
  * keys all live in one hash slot.
  *

@@ -128,7 +128,7 @@ export class MemoryStore implements Store {
     return undefined;
   }
 
-  /** The entry of `key` after dropping what left the window at `now` (SPEC step 1). */
+  /** The entry of `key` after dropping what left the window at `now` (docs/semantics.md step 1). */
   #pruned(key: string, rule: WindowRule, now: number, wallMs: number): MemoryEntry | undefined {
     const entry = this.#live(key, wallMs);
     if (entry === undefined) return undefined;
