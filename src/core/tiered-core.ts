@@ -139,18 +139,6 @@ export class TieredCore<Info extends RateLimitInfo> {
     });
   }
 
-  /**
-   * A dry run of the first tier's window under a maximum of `maxInInterval`:
-   * the `maxInInterval`-th newest action it holds, if any, and the time.
-   * Store failures reject as they are (no policy applies to a read).
-   */
-  async peekNewest(id: LimiterId, maxInInterval: number): Promise<{ readonly now: number; readonly maxthNewest: number | undefined }> {
-    const tier = this.#tiers[0] as TierSpec;
-    const peeked: Tier = { key: tier.keys.keyFor(normalizeId(id)), rule: { ...tier.rule, maxInInterval }, store: tier.store, batch: this.#options.batch };
-    const decision = await this.#callStore(() => tier.store.peek([peeked], this.#options.readClock?.()), 'Reading the window', peeked.key);
-    return { now: decision.now, maxthNewest: decision.tiers[0]?.after.maxthNewest };
-  }
-
   async #decideInStore(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<Info> {
     const normalized = normalizeId(id);
     const { batch } = this.#options;

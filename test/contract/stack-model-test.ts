@@ -14,7 +14,7 @@ import { RateLimiterStack, type RollingRateLimiter, type StackRateLimitInfo } fr
 import { SeededRandom } from '../support/random.js';
 import { limitInfoOf, ReferenceStack, type ReferenceTierRules } from '../support/reference-stack.js';
 import { TestClock } from '../support/test-clock.js';
-import { randomActionId } from './model-schedule.js';
+import { AdmissionLog, randomActionId } from './model-schedule.js';
 import type { LimiterFactory } from './limiter-contract.js';
 
 const IDS = ['alice', 'bob', '42'];
@@ -23,8 +23,9 @@ type RulesWithoutNamespace = Omit<ReferenceTierRules, 'namespace'>;
 
 /** A tier's rules; a plain tier has no gap rule and does not count blocked attempts. */
 function randomTierRules(random: SeededRandom, plain: boolean): RulesWithoutNamespace {
-  // Intervals of a second or more: on Redis, keys expire in real time (PEXPIRE), and a schedule must not outlive them.
-  const intervalMs = random.pick([1000, 1001, 1500, 3000, 5000, 60_000, 86_400_000]);
+  // Intervals of five seconds or more: keys expire in real time (PEXPIRE on Redis, the wall clock in memory), and a
+  // schedule on a loaded machine must not outlive them.
+  const intervalMs = random.pick([5000, 5001, 7500, 15_000, 60_000, 86_400_000]);
   return {
     intervalMs,
     maxInInterval: random.chance(0.2) ? random.int(5, 12) : random.int(1, 4),
@@ -111,7 +112,7 @@ export function describeStackModelTest(
     const random = new SeededRandom(seed);
     let decisions = 0;
     for (let schedule = 0; schedule < schedules; schedule += 1) {
-      // A quarter of the stacks are all plain tiers, the common stack, which Redis decides with a script of its own.
+      // A quarter of the stacks are all plain tiers (no gap rule, countBlocked: false), the common stack.
       const plain = random.chance(0.25);
       const rules = Array.from({ length: random.int(2, 3) }, () => randomTierRules(random, plain));
       const clock = new TestClock(Date.UTC(2026, 0, 1) * 1000 + random.int(0, 1e9));
@@ -136,6 +137,9 @@ export function describeStackModelTest(
       const other = stackOf(otherOrder.map((i) => limiters[i] as RollingRateLimiter));
       const reference = new ReferenceStack(rules.map((tier, i) => ({ ...tier, namespace: (limiters[i] as RollingRateLimiter).namespace })));
       const lastWaits = new Map<string, number[]>();
+      // On one clock, every tier's admissions (answered, not undone, since the last clear) against the promise itself.
+      const oneClock = timing >= 0.4;
+      const admissions = rules.map((tier) => new AdmissionLog(tier.intervalMs * 1000, tier.maxInInterval));
 
       const length = random.chance(0.15) ? random.int(60, 120) : random.int(10, 40);
       for (let step = 0; step < length; step += 1) {
@@ -154,6 +158,20 @@ export function describeStackModelTest(
         const now = read();
         // '42' is sometimes passed as the number 42: the same id.
         const libraryId = id === '42' && random.chance(0.5) ? 42 : id;
+        /** The model's answer to an attempt on `tiers`, its admission logged in each of them. */
+        const attempt = (tiers: readonly number[]): ReturnType<ReferenceStack['attempt']> => {
+          const answer = reference.attempt(id, now, tiers, actionId);
+          if (oneClock && !answer.blocked && answer.alreadyAdmitted !== true) {
+            for (const tier of tiers) (admissions[tier] as AdmissionLog).admit(id, now, actionId, where);
+          }
+          return answer;
+        };
+        const forget = (tiers: readonly number[], what: 'undo' | 'clear'): void => {
+          for (const tier of tiers) {
+            if (what === 'clear') (admissions[tier] as AdmissionLog).clear(id);
+            else (admissions[tier] as AdmissionLog).undo(id, actionId as string);
+          }
+        };
         const where =
           `seed ${seed}, schedule ${schedule}, step ${step}, t ${now} (skew ${skew / 1e6} s), ${operation}` +
           `${operation.startsWith('tier') ? ` on tier ${tierIndex}` : ''}${operation.startsWith('other') ? ` on tiers [${otherOrder.join(', ')}]` : ''}` +
@@ -163,37 +181,41 @@ export function describeStackModelTest(
           case 'clear':
             await stack.clear(libraryId);
             reference.clear(id);
+            forget(reference.allTiers, 'clear');
             continue;
           case 'tier-clear':
             await (limiters[tierIndex] as RollingRateLimiter).clear(libraryId);
             reference.clear(id, [tierIndex]);
+            forget([tierIndex], 'clear');
             continue;
           case 'undo':
             expect(await stack.undo(libraryId, actionId as string), where).to.equal(reference.undo(id, actionId as string));
+            forget(reference.allTiers, 'undo');
             continue;
           case 'tier-undo':
             expect(await (limiters[tierIndex] as RollingRateLimiter).undo(libraryId, actionId as string), where).to.equal(
               reference.undo(id, actionId as string, [tierIndex]),
             );
+            forget([tierIndex], 'undo');
             continue;
           case 'limit':
           case 'peek': {
             const actual: StackRateLimitInfo =
               operation === 'limit' ? await stack.limitWithInfo(libraryId, options) : await stack.wouldLimitWithInfo(libraryId);
-            const expected = operation === 'limit' ? reference.attempt(id, now, reference.allTiers, actionId) : reference.peek(id, now);
+            const expected = operation === 'limit' ? attempt(reference.allTiers) : reference.peek(id, now);
             expect(actual, where).to.deep.equal(expected);
             lastWaits.set(id, [expected.millisecondsUntilAllowed, ...expected.tiers.map((tier) => tier.millisecondsUntilAllowed)]);
             break;
           }
           case 'limit-verdict': {
             // limit() is limitWithInfo().blocked: only the verdict to compare.
-            const expected = reference.attempt(id, now, reference.allTiers, actionId);
+            const expected = attempt(reference.allTiers);
             expect(await stack.limit(libraryId, options), where).to.equal(expected.blocked);
             lastWaits.set(id, [expected.millisecondsUntilAllowed]);
             break;
           }
           case 'tier-limit-verdict': {
-            const expected = reference.attempt(id, now, [tierIndex], actionId);
+            const expected = attempt([tierIndex]);
             expect(await (limiters[tierIndex] as RollingRateLimiter).limit(libraryId, options), where).to.equal(expected.blocked);
             lastWaits.set(id, [expected.millisecondsUntilAllowed]);
             break;
@@ -203,7 +225,7 @@ export function describeStackModelTest(
             const actual: StackRateLimitInfo =
               operation === 'other-limit' ? await other.limitWithInfo(libraryId, options) : await other.wouldLimitWithInfo(libraryId);
             const expected =
-              operation === 'other-limit' ? reference.attempt(id, now, otherOrder, actionId) : reference.peek(id, now, otherOrder);
+              operation === 'other-limit' ? attempt(otherOrder) : reference.peek(id, now, otherOrder);
             expect(actual, where).to.deep.equal(expected);
             lastWaits.set(id, [expected.millisecondsUntilAllowed]);
             break;
@@ -213,7 +235,7 @@ export function describeStackModelTest(
             const limiter = limiters[tierIndex] as RollingRateLimiter;
             const actual = operation === 'tier-limit' ? await limiter.limitWithInfo(libraryId, options) : await limiter.wouldLimitWithInfo(libraryId);
             const expected =
-              operation === 'tier-limit' ? reference.attempt(id, now, [tierIndex], actionId) : reference.peek(id, now, [tierIndex]);
+              operation === 'tier-limit' ? attempt([tierIndex]) : reference.peek(id, now, [tierIndex]);
             expect(actual, where).to.deep.equal(limitInfoOf(expected));
             lastWaits.set(id, [expected.millisecondsUntilAllowed]);
             break;

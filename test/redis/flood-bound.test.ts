@@ -84,6 +84,24 @@ describe('members per key under a flood (the README bound)', () => {
     });
   }
 
+  it('keeps the bound when the clock steps back past records the window dropped (the companion never holds them)', async () => {
+    const clock = new TestClock();
+    const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 10_000, maxInInterval: 1, clock: clock.read });
+    const start = clock.now;
+    await limiter.limit('hot', { actionId: 'x0' });
+    for (let i = 1; i <= 100; i += 1) {
+      clock.now = start + i;
+      await limiter.limit('hot', { actionId: `y${i}` });
+    }
+    clock.now = start + 10_000_200;
+    await limiter.limit('hot');
+    for (let i = 1; i <= 50; i += 1) {
+      clock.now = start + 5_000_000 + i;
+      await limiter.limit('hot');
+    }
+    expect(await members(limiter, 'hot')).to.deep.equal({ key: 1, actions: 0 });
+  });
+
   it('holds the same bound in memory', async () => {
     const store = new MemoryStore();
     const rule = { intervalUs: 60_000_000, maxInInterval: MAX, minDifferenceUs: 0, countBlocked: true };

@@ -96,16 +96,16 @@ local function removeAll(key, members)
 end
 
 -- The flood bound of one key holding count records after a write; returns how many it holds afterwards.
-local function trim(key, actions, max, count, cutoff)
+local function trim(key, actions, max, count)
   if count <= max then return count end
-  local actionCount = redis.pcall('ZREMRANGEBYSCORE', actions, '-inf', cutoff)
+  local actionCount = redis.pcall('ZCARD', actions)
   if failed(actionCount) then return count end
-  actionCount = redis.call('ZCARD', actions)
   if actionCount == 0 then
     redis.call('ZREMRANGEBYRANK', key, 0, -1 - max)
     return max
   end
-  -- At least this many records carry no action id (the companion holds a copy of every one that does).
+  -- At least this many records carry no action id (the companion holds a copy of every one that does, and
+  -- nothing the key has dropped).
   local excess = count - actionCount - max
   if excess < 0 then return count end
   -- From the oldest: the first excess records without an action id go; the next is the max-th newest of them.
@@ -178,10 +178,15 @@ local function decide(k0, a0, n)
     if count == WRONG_TYPE or failed(count) then return fail(n, now, WRONG_TYPE) end
     counts[i] = count
   end
-  -- Step 1 (record mode): drop what left the window.
+  -- Step 1 (record mode): drop what left the window, from the companion too, so that it never holds a record
+  -- the key no longer does (whatever the clock does next).
   if record then
     for i = 1, n do
-      counts[i] = counts[i] - redis.call('ZREMRANGEBYSCORE', KEYS[k0 + 2 * i - 1], '-inf', rules[i].cutoff)
+      local dropped = redis.call('ZREMRANGEBYSCORE', KEYS[k0 + 2 * i - 1], '-inf', rules[i].cutoff)
+      if dropped > 0 then
+        counts[i] = counts[i] - dropped
+        redis.pcall('ZREMRANGEBYSCORE', KEYS[k0 + 2 * i], '-inf', rules[i].cutoff)
+      end
     end
   end
   local replayed = false
@@ -239,7 +244,7 @@ local function decide(k0, a0, n)
         redis.call('ZADD', actions, scoreNow, member)
       end
       count = count + redis.call('ZADD', key, scoreNow, member)
-      count = trim(key, actions, rule.max, count, rule.cutoff)
+      count = trim(key, actions, rule.max, count)
       if actionId ~= '' then
         newest = count > 0 and scoreAt(key, -1) or -1
       elseif now > newest then
