@@ -14,7 +14,7 @@ import { RateLimiterStack, type RollingRateLimiter, type StackRateLimitInfo } fr
 import { SeededRandom } from '../support/random.js';
 import { limitInfoOf, ReferenceStack, type ReferenceTierRules } from '../support/reference-stack.js';
 import { TestClock } from '../support/test-clock.js';
-import { AdmissionLog, randomActionId } from './model-schedule.js';
+import { AdmissionLog, randomActionId, randomAdvance } from './model-schedule.js';
 import type { LimiterFactory } from './limiter-contract.js';
 
 const IDS = ['alice', 'bob', '42'];
@@ -64,28 +64,8 @@ function randomOperation(random: SeededRandom): Operation {
 }
 
 /** A time step that often lands exactly on a tier's window or gap boundary, on the last reported wait, or on 0. */
-function randomAdvance(random: SeededRandom, tiers: readonly RulesWithoutNamespace[], lastWaitsMs: readonly number[]): number {
-  const tier = random.pick(tiers);
-  const intervalUs = tier.intervalMs * 1000;
-  const gapUs = tier.minDifferenceMs * 1000;
-  const waitUs = (lastWaitsMs.length > 0 ? random.pick(lastWaitsMs) : 0) * 1000;
-  return random.pick([
-    0,
-    0,
-    0,
-    1,
-    random.int(1, 999),
-    1000,
-    intervalUs,
-    intervalUs - 1,
-    Math.floor(intervalUs / tier.maxInInterval),
-    gapUs,
-    Math.max(0, gapUs - 1),
-    waitUs,
-    waitUs,
-    Math.max(0, waitUs - 1),
-    random.int(0, Math.min(intervalUs * 2, 10_000_000)),
-  ]);
+function randomStackAdvance(random: SeededRandom, tiers: readonly RulesWithoutNamespace[], lastWaitsMs: readonly number[]): number {
+  return randomAdvance(random, random.pick(tiers), lastWaitsMs.length > 0 ? random.pick(lastWaitsMs) : 0);
 }
 
 /** A random non-empty selection of tier indices, in random order. */
@@ -151,7 +131,7 @@ export function describeStackModelTest(
             : undefined;
         const options = actionId === undefined ? undefined : { actionId };
         const tierIndex = random.int(0, limiters.length - 1);
-        const advanceUs = randomAdvance(random, rules, lastWaits.get(id) ?? []);
+        const advanceUs = randomStackAdvance(random, rules, lastWaits.get(id) ?? []);
         if (timing < 0.15 && random.chance(0.1)) clock.advanceUs(-4_000_000);
         else clock.advanceUs(advanceUs);
         skew = timing >= 0.15 && timing < 0.4 && random.chance(0.5) ? otherOffset : 0;
