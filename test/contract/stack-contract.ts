@@ -76,6 +76,6 @@ export function describeStackContract(backend: string, factory: () => LimiterFac
     const fixture = useStackFixture(factory, options.batch === true);
     describeStackDecisions(fixture);
     describeStackConstruction(fixture, options);
-    describeStackModelTest(() => fixture.create, options.modelSchedules, fixture.stack);
+    describeStackModelTest(() => fixture.create, options.modelSchedules, options.batch === true, fixture.stack);
   });
 }

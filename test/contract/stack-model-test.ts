@@ -10,9 +10,9 @@
 // one run. describeStackContract runs it on every backend.
 
 import { expect } from 'chai';
-import { RateLimiterStack, type RollingRateLimiter, type StackRateLimitInfo } from '../../src/index.js';
+import { RateLimiterStack, type RollingRateLimiter } from '../../src/index.js';
 import { SeededRandom } from '../support/random.js';
-import { limitInfoOf, ReferenceStack, type ReferenceTierRules } from '../support/reference-stack.js';
+import { limitInfoOf, ReferenceStack, type ReferenceStackInfo, type ReferenceTierRules } from '../support/reference-stack.js';
 import { TestClock } from '../support/test-clock.js';
 import { AdmissionLog, randomActionId, randomAdvance } from './model-schedule.js';
 import type { LimiterFactory } from './limiter-contract.js';
@@ -81,6 +81,7 @@ function randomOrder(random: SeededRandom, count: number): number[] {
 export function describeStackModelTest(
   factory: () => LimiterFactory,
   defaultSchedules: number,
+  batch: boolean,
   stackOf: (limiters: readonly RollingRateLimiter[]) => RateLimiterStack = (limiters) => new RateLimiterStack(limiters),
 ): void {
   const schedules = Number(process.env.MODEL_SCHEDULES ?? defaultSchedules);
@@ -91,6 +92,7 @@ export function describeStackModelTest(
     const create = factory();
     const random = new SeededRandom(seed);
     let decisions = 0;
+    let concurrent = 0;
     for (let schedule = 0; schedule < schedules; schedule += 1) {
       // A quarter of the stacks are all plain tiers (no gap rule, countBlocked: false), the common stack.
       const plain = random.chance(0.25);
@@ -120,6 +122,13 @@ export function describeStackModelTest(
       // On one clock, every tier's admissions (answered, not undone, since the last clear) against the promise itself.
       const oneClock = timing >= 0.4;
       const admissions = rules.map((tier) => new AdmissionLog(tier.intervalMs * 1000, tier.maxInInterval));
+      let group: { actual: Promise<unknown>; expected: unknown; where: string }[] = [];
+      const settleGroup = async (): Promise<void> => {
+        const actuals = await Promise.all(group.map((call) => call.actual));
+        group.forEach((call, i) => expect(actuals[i], call.where).to.deep.equal(call.expected));
+        if (group.length > 1) concurrent += group.length;
+        group = [];
+      };
 
       const length = random.chance(0.15) ? random.int(60, 120) : random.int(10, 40);
       for (let step = 0; step < length; step += 1) {
@@ -157,75 +166,44 @@ export function describeStackModelTest(
           `${operation.startsWith('tier') ? ` on tier ${tierIndex}` : ''}${operation.startsWith('other') ? ` on tiers [${otherOrder.join(', ')}]` : ''}` +
           ` ${JSON.stringify(libraryId)}${actionId === undefined ? '' : ` action ${actionId}`}, tiers ${JSON.stringify(rules)}`;
 
-        switch (operation) {
-          case 'clear':
-            await stack.clear(libraryId);
-            reference.clear(id);
-            forget(reference.allTiers, 'clear');
-            continue;
-          case 'tier-clear':
-            await (limiters[tierIndex] as RollingRateLimiter).clear(libraryId);
-            reference.clear(id, [tierIndex]);
-            forget([tierIndex], 'clear');
-            continue;
-          case 'undo':
-            expect(await stack.undo(libraryId, actionId as string), where).to.equal(reference.undo(id, actionId as string));
-            forget(reference.allTiers, 'undo');
-            continue;
-          case 'tier-undo':
-            expect(await (limiters[tierIndex] as RollingRateLimiter).undo(libraryId, actionId as string), where).to.equal(
-              reference.undo(id, actionId as string, [tierIndex]),
-            );
-            forget([tierIndex], 'undo');
-            continue;
-          case 'limit':
-          case 'peek': {
-            const actual: StackRateLimitInfo =
-              operation === 'limit' ? await stack.limitWithInfo(libraryId, options) : await stack.wouldLimitWithInfo(libraryId);
-            const expected = operation === 'limit' ? attempt(reference.allTiers) : reference.peek(id, now);
-            expect(actual, where).to.deep.equal(expected);
-            lastWaits.set(id, [expected.millisecondsUntilAllowed, ...expected.tiers.map((tier) => tier.millisecondsUntilAllowed)]);
-            break;
+        // Clears and undos settle the calls in flight first; attempts and dry runs join the group (one call at a time
+        // unless batched, where groups of up to eight go to Redis together, each reading the clock as it is made).
+        if (operation === 'clear' || operation === 'tier-clear' || operation === 'undo' || operation === 'tier-undo') {
+          await settleGroup();
+          const tiers = operation.startsWith('tier') ? [tierIndex] : reference.allTiers;
+          const target = operation.startsWith('tier') ? (limiters[tierIndex] as RollingRateLimiter) : stack;
+          if (operation.endsWith('clear')) {
+            await target.clear(libraryId);
+            reference.clear(id, tiers);
+            forget(tiers, 'clear');
+          } else {
+            expect(await target.undo(libraryId, actionId as string), where).to.equal(reference.undo(id, actionId as string, tiers));
+            forget(tiers, 'undo');
           }
-          case 'limit-verdict': {
-            // limit() is limitWithInfo().blocked: only the verdict to compare.
-            const expected = attempt(reference.allTiers);
-            expect(await stack.limit(libraryId, options), where).to.equal(expected.blocked);
-            lastWaits.set(id, [expected.millisecondsUntilAllowed]);
-            break;
-          }
-          case 'tier-limit-verdict': {
-            const expected = attempt([tierIndex]);
-            expect(await (limiters[tierIndex] as RollingRateLimiter).limit(libraryId, options), where).to.equal(expected.blocked);
-            lastWaits.set(id, [expected.millisecondsUntilAllowed]);
-            break;
-          }
-          case 'other-limit':
-          case 'other-peek': {
-            const actual: StackRateLimitInfo =
-              operation === 'other-limit' ? await other.limitWithInfo(libraryId, options) : await other.wouldLimitWithInfo(libraryId);
-            const expected =
-              operation === 'other-limit' ? attempt(otherOrder) : reference.peek(id, now, otherOrder);
-            expect(actual, where).to.deep.equal(expected);
-            lastWaits.set(id, [expected.millisecondsUntilAllowed]);
-            break;
-          }
-          case 'tier-limit':
-          case 'tier-peek': {
-            const limiter = limiters[tierIndex] as RollingRateLimiter;
-            const actual = operation === 'tier-limit' ? await limiter.limitWithInfo(libraryId, options) : await limiter.wouldLimitWithInfo(libraryId);
-            const expected =
-              operation === 'tier-limit' ? attempt([tierIndex]) : reference.peek(id, now, [tierIndex]);
-            expect(actual, where).to.deep.equal(limitInfoOf(expected));
-            lastWaits.set(id, [expected.millisecondsUntilAllowed]);
-            break;
-          }
+          continue;
         }
+        const [target, tiers] =
+          operation.startsWith('tier') ? [limiters[tierIndex] as RollingRateLimiter, [tierIndex]] : operation.startsWith('other') ? [other, otherOrder] : [stack, reference.allTiers];
+        const dryRun = operation.endsWith('peek');
+        const expected = dryRun ? reference.peek(id, now, tiers) : attempt(tiers);
+        const limiterAnswer = (info: ReferenceStackInfo): unknown => (target === stack || target === other ? info : limitInfoOf(info));
+        const actual: Promise<unknown> = operation.endsWith('verdict')
+          ? target.limit(libraryId, options)
+          : dryRun
+            ? target.wouldLimitWithInfo(libraryId)
+            : target.limitWithInfo(libraryId, options);
+        group.push({ actual, expected: operation.endsWith('verdict') ? expected.blocked : limiterAnswer(expected), where });
+        lastWaits.set(id, [expected.millisecondsUntilAllowed, ...expected.tiers.map((tier) => tier.millisecondsUntilAllowed)]);
         decisions += 1;
+        if (!batch || group.length === 8 || random.chance(0.3)) await settleGroup();
       }
+      await settleGroup();
       for (const id of IDS) await stack.clear(id);
     }
     expect(decisions).to.be.greaterThan(schedules * 8);
-    console.log(`      stack model test: ${schedules} schedules, ${decisions} decisions compared (seed ${seed})`);
+    if (batch) expect(concurrent, 'decisions made concurrently, in batches').to.be.greaterThan(schedules * 3);
+    console.log(
+      `      stack model test: ${schedules} schedules, ${decisions} decisions compared${batch ? ` (${concurrent} in concurrent groups of 2 to 8)` : ''} (seed ${seed})`,
+    );
   });
 }
