@@ -4,7 +4,7 @@
 // minute. Strings are read once, when the options are normalized.
 
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import { describeValue } from './options.js';
+import { describeValue } from './describe-value.js';
 
 /** The units a duration string may carry: milliseconds, seconds, minutes, hours, days. */
 export type DurationUnit = 'ms' | 's' | 'm' | 'h' | 'd';

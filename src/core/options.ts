@@ -2,6 +2,7 @@ import { normalizeCircuitBreakerOption, type CircuitBreakerOptions, type Normali
 import type { MicrosecondClock } from './clock.js';
 import { durationToMilliseconds, type Duration } from './duration.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
+import { describeValue } from './describe-value.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
 import { isStoreErrorPolicy, type StoreErrorPolicy } from '../resilience/store-error-policy.js';
@@ -180,17 +181,6 @@ const KNOWN_OPTIONS = new Set([
   'batch',
 ]);
 
-/** Renders a received value for an error message: `0` (number), `'x'` (string), `null`. */
-export function describeValue(value: unknown): string {
-  if (value === null) return '`null`';
-  if (typeof value === 'string') return `\`${JSON.stringify(value).slice(0, 60)}\` (string)`;
-  if (typeof value === 'function') return 'a function';
-  if (typeof value === 'object') return `an object (${Object.prototype.toString.call(value)})`;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
-    return `\`${String(value)}\` (${typeof value})`;
-  }
-  return typeof value === 'symbol' ? `\`${value.toString()}\` (symbol)` : '`undefined`';
-}
 
 function integerInRange(options: object, name: string, min: number, max: number, fallback?: number): number {
   const value = (options as Record<string, unknown>)[name];

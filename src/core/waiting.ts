@@ -6,7 +6,7 @@ import { RateLimitedError } from '../errors/rate-limited-error.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { AttemptOptions } from './identity.js';
 import type { LimiterId } from './identity.js';
-import { describeValue } from './options.js';
+import { describeValue } from './describe-value.js';
 import { durationToMilliseconds, type Duration } from './duration.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 

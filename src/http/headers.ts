@@ -8,7 +8,7 @@ import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/inval
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import type { RateLimiterStack, StackRateLimitInfo } from '../rate-limiter-stack.js';
 import type { RollingRateLimiter } from '../rolling-rate-limiter.js';
-import { describeValue } from '../core/options.js';
+import { describeValue } from '../core/describe-value.js';
 
 /** What the middleware limits with: one limiter, or a stack of tiers decided together. */
 export type HttpRateLimiter = RollingRateLimiter | RateLimiterStack;

@@ -13,7 +13,7 @@
 
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { StoreError } from '../errors/store-error.js';
-import { describeValue } from '../core/options.js';
+import { describeValue } from '../core/describe-value.js';
 
 /** The `circuitBreaker` option: how many failures open the circuit, and for how long. */
 export interface CircuitBreakerOptions {

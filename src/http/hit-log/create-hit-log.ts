@@ -1,6 +1,6 @@
 import { localMicroseconds, type MicrosecondClock } from '../../core/clock.js';
 import { KeyBuilder } from '../../core/identity.js';
-import { describeValue } from '../../core/options.js';
+import { describeValue } from '../../core/describe-value.js';
 import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
 import { createAdapter } from '../../redis/adapters/create-adapter.js';
 import type { HitLog } from './hit-log.js';
