@@ -70,6 +70,8 @@ const pendingHits = new AsyncLocalStorage<PendingHit>();
 /** Prefixes in use per Redis client in this process. */
 const prefixesInUse = new WeakMap<object, Set<string>>();
 const DEFAULT_PREFIX = 'rl:';
+/** The options of {@link RollingWindowStore}. */
+const STORE_OPTIONS: ReadonlySet<string> = new Set(['client', 'prefix', 'maxLimit']);
 const DEFAULT_MAX_LIMIT = 1000;
 
 /**
@@ -118,7 +120,7 @@ export class RollingWindowStore {
    * prefix that another store in this process already uses on the same client.
    */
   constructor(options: RollingWindowStoreOptions = {}) {
-    checkOptionNames(options, ['client', 'prefix', 'maxLimit']);
+    checkOptionNames(options, STORE_OPTIONS);
     const prefix = options.prefix ?? DEFAULT_PREFIX;
     if (typeof prefix !== 'string') throw new InvalidOptionTypeError(`Expected \`prefix\` to be a string, got ${describeValue(prefix)}`, 'prefix', prefix);
     const maxLimit = options.maxLimit ?? DEFAULT_MAX_LIMIT;

@@ -78,6 +78,8 @@ export interface RollingWindowFastifyStore {
 export type RollingWindowFastifyStoreClass = new (pluginOptions?: object) => RollingWindowFastifyStore;
 
 const DEFAULT_NAMESPACE = 'fastify-rate-limit-';
+/** The options of {@link rollingWindowStore}. */
+const STORE_OPTIONS: ReadonlySet<string> = new Set(['client', 'namespace']);
 
 /**
  * Makes a store for @fastify/rate-limit (tested with version 11 on Fastify 5) that counts an
@@ -119,7 +121,7 @@ export function rollingWindowStore(options: FastifyRollingWindowStoreOptions = {
       (options as { ipv6Subnet?: unknown }).ipv6Subnet,
     );
   }
-  checkOptionNames(options, ['client', 'namespace']);
+  checkOptionNames(options, STORE_OPTIONS);
   const log = createHitLog(options.client);
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   if (typeof namespace !== 'string') {

@@ -1,6 +1,7 @@
 import { localMicroseconds, type MicrosecondClock } from '../../core/clock.js';
 import { KeyBuilder } from '../../core/identity.js';
 import { describeValue } from '../../core/describe-value.js';
+import { rejectUnknownOptions } from '../../core/options.js';
 import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
 import { createAdapter } from '../../redis/adapters/create-adapter.js';
 import type { HitLog } from './hit-log.js';
@@ -38,16 +39,13 @@ export class HitKeys {
 }
 
 /**
- * Checks that a store's options are an object with only the names it knows.
+ * Checks that a store's options are an object with only the names it knows,
+ * with the same checker and message as every other constructor.
  * @throws TypeError naming the first unknown option.
  */
-export function checkOptionNames(options: unknown, known: readonly string[]): void {
+export function checkOptionNames(options: unknown, known: ReadonlySet<string>): void {
   if (typeof options !== 'object' || options === null) {
     throw new InvalidOptionTypeError(`Expected the options to be an object, got ${describeValue(options)}`, 'options', options);
   }
-  for (const name of Object.keys(options)) {
-    if (!known.includes(name)) {
-      throw new InvalidOptionTypeError(`Unknown option \`${name}\`; expected ${known.join(', ')}`, name, (options as Record<string, unknown>)[name]);
-    }
-  }
+  rejectUnknownOptions(options, known);
 }
