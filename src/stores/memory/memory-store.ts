@@ -53,7 +53,9 @@ export class MemoryStore implements Store {
     const wallMs = Date.now();
     const stores = tiers.map(memoryStoreOf);
     // Expired ids go first, so the whole decision sees one state of each key.
-    for (const store of new Set(stores)) store.#expiry.reclaim(wallMs, store.#isLive, store.#forget);
+    stores.forEach((store, i) => {
+      if (stores.indexOf(store) === i) store.#expiry.reclaim(wallMs, store.#isLive, store.#forget);
+    });
     const entries = tiers.map((tier, i) => (stores[i] as MemoryStore).#pruned(tier.key, tier.rule, at, wallMs));
     if (actionId !== undefined) {
       const admitted = admittedMember(actionId);
