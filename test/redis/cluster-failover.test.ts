@@ -22,7 +22,7 @@ import { RollingRateLimiter } from '../../src/index.js';
 import { CLUSTER_CLIENTS } from '../support/cluster-clients.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { slotOwners, startRedisCluster, type RedisClusterHandle } from '../support/redis-cluster.js';
-import { idsInSlot, ownerOfSlot } from '../support/slot-migration.js';
+import { idsInSlot, masterServingSlot, ownerOfSlot } from '../support/slot-migration.js';
 
 const NODE_TIMEOUT_MS = 3_000;
 /** The circuit breaker's default cooldown, which the limiters here keep. */
@@ -162,7 +162,7 @@ function recoveryOf(calls: readonly Call[]): number | undefined {
 /** Polls the live nodes until `slot` is served by a master other than `victim`; ms after `killedAt`. */
 async function timeUntilPromoted(cluster: RedisClusterHandle, slot: number, victim: string, killedAt: number): Promise<number> {
   for (let poll = 0; poll < 300; poll++) {
-    const owner = await ownerOfSlot(cluster, slot).catch(() => victim);
+    const owner = await masterServingSlot(cluster, slot).catch(() => victim);
     if (owner !== victim) return performance.now() - killedAt;
     await delay(50);
   }

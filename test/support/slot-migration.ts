@@ -65,11 +65,50 @@ async function mastersOf(cluster: RedisClusterHandle): Promise<Map<string, { url
   return masters;
 }
 
-/** Which master (`host:port`) serves `slot` now. */
-export async function ownerOfSlot(cluster: RedisClusterHandle, slot: number): Promise<string> {
+/**
+ * Which master (`host:port`) serves `slot` as the first node that answers
+ * `CLUSTER SLOTS` sees it: what clients learn when they refresh their slot map.
+ */
+export async function masterServingSlot(cluster: RedisClusterHandle, slot: number): Promise<string> {
   const range = (await slotOwners(cluster)).find((candidate) => candidate.start <= slot && slot <= candidate.end);
   if (range === undefined) throw new Error(`slot ${slot} is not served`);
   return `${range.master.host}:${range.master.port}`;
+}
+
+/**
+ * The id of the node whose own line in `CLUSTER NODES` (the one flagged
+ * `myself`) claims `slot` as a master, or undefined when that node does not
+ * think it serves the slot.
+ */
+function selfClaimOf(clusterNodes: string, slot: number): string | undefined {
+  const own = clusterNodes.split('\n').find((line) => line.split(' ')[2]?.split(',').includes('myself'));
+  if (own === undefined) return undefined;
+  const [id, , flags, , , , , , ...slots] = own.trim().split(' ');
+  if (id === undefined || !(flags ?? '').split(',').includes('master')) return undefined;
+  for (const entry of slots) {
+    if (entry.startsWith('[')) continue; // an IMPORTING or MIGRATING mark, not ownership
+    const [first, last = first] = entry.split('-').map(Number);
+    if (first !== undefined && last !== undefined && first <= slot && slot <= last) return id;
+  }
+  return undefined;
+}
+
+/**
+ * Which master (`host:port`) serves `slot` now, by its own account: the master
+ * whose `CLUSTER NODES` says it owns the slot. Not from one node's view of the
+ * others (`CLUSTER SLOTS`), which may lag a completed move while the cluster
+ * gossips, and would send the next move to the wrong source.
+ */
+export async function ownerOfSlot(cluster: RedisClusterHandle, slot: number): Promise<string> {
+  const masters = await mastersOf(cluster);
+  const claims = await Promise.all(
+    [...masters.values()].map(({ url }) =>
+      withConnection(url, async (redis) => selfClaimOf(String(await redis.call('CLUSTER', 'NODES')), slot)).catch(() => undefined),
+    ),
+  );
+  const claimants = [...masters].filter(([, master]) => claims.includes(master.id)).map(([address]) => address);
+  if (claimants.length !== 1) throw new Error(`slot ${slot} is claimed by ${claimants.length === 0 ? 'no master' : claimants.join(' and ')}`);
+  return claimants[0] as string;
 }
 
 /**
