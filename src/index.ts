@@ -1,13 +1,13 @@
-export { RollingRateLimiter } from './rolling-rate-limiter.js';
-export type { TieredLimiter } from './core/tiered-limiter.js';
-export type { RollingRateLimiterOptions } from './core/options.js';
+export { RollingRateLimiter } from './limiters/rolling-rate-limiter.js';
+export type { TieredLimiter } from './limiters/tiered-limiter.js';
+export type { RollingRateLimiterOptions } from './options/limiter-options.js';
 export type { RateLimitInfo, StoreFailure } from './core/rate-limit-info.js';
-export type { FallbackLimiter, StoreErrorPolicy } from './resilience/store-error-policy.js';
+export type { FallbackLimiter, StoreErrorPolicy } from './core/store-error-policy.js';
 export type { WaitOptions, WrapOptions } from './core/waiting.js';
 export type { AttemptOptions } from './core/identity.js';
 export type { LimiterId } from './core/identity.js';
 export type { MicrosecondClock } from './core/clock.js';
-export type { Duration, DurationUnit } from './core/duration.js';
+export type { Duration, DurationUnit } from './core/check.js';
 export type {
   CallbackRedisLikeClient,
   IORedisLikeClient,
@@ -30,8 +30,8 @@ export {
   type StoreErrorCode,
   type ConnectionProblem,
 } from './errors/index.js';
-export type { CircuitBreakerOptions } from './resilience/circuit-breaker.js';
-export { RateLimiterStack, type RateLimiterStackOptions, type StackRateLimitInfo, type TierRateLimitInfo } from './rate-limiter-stack.js';
+export type { CircuitBreakerOptions } from './options/circuit-breaker-options.js';
+export { RateLimiterStack, type RateLimiterStackOptions, type StackRateLimitInfo, type TierRateLimitInfo } from './limiters/rate-limiter-stack.js';
 export {
   CIRCUIT_CHANNEL,
   DECISION_CHANNEL,

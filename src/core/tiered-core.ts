@@ -1,37 +1,27 @@
 // The one place a decision over N tiers is made: a RollingRateLimiter is a
 // core of one tier, a RateLimiterStack a core of several. It turns an id into
-// each tier's key, reads the clock, calls the store within the timeout,
-// describes the outcome (docs/semantics.md steps 6 and 7), and applies the `onStoreError`
-// policy when the store fails; `clear` and `undo` go through it too.
+// each tier's key, reads the clock, asks the store, describes the outcome
+// (docs/semantics.md steps 6 and 7), and applies the `onStoreError` policy
+// when the store fails; `clear` and `undo` go through it too. It keeps no
+// timer and no breaker: a remote store comes to it already guarded
+// (resilience/guarded-store.ts), and an in-memory one needs no guard.
 
 import { describeOutcome, type WindowRule } from './decision-model.js';
 import { normalizeId, storedActionId, type KeyBuilder, type LimiterId } from './identity.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 import type { MicrosecondClock } from './clock.js';
-import type { Store, Tier } from '../stores/store.js';
-import { decideOnStoreError, isStoreFailure, undoWithPolicy, type StoreErrorPolicy } from '../resilience/store-error-policy.js';
-import { callStore } from '../resilience/store-call.js';
-import type { NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
-import { DomainBreakers } from '../resilience/domain-breakers.js';
-import { decisionStartTime, publishCircuit, publishDecision, publishStoreError, type StoreErrorPolicyName } from './diagnostics.js';
+import type { Store, Tier } from './store.js';
+import { decideOnStoreError, isStoreFailure, undoWithPolicy, type StoreErrorPolicy } from './store-error-policy.js';
+import { decisionStartTime, publishDecision, publishStoreError, type StoreErrorPolicyName } from './diagnostics.js';
 
 /** One tier's fixed part: its rules, its keys and the store that holds them. */
 export interface TierSpec {
   readonly rule: WindowRule;
   readonly keys: KeyBuilder;
+  /** The store that holds the tier's keys, unguarded: what a stack checks its tiers against. */
   readonly store: Store;
-  /** The `useScript` option of the tier's limiter. */
-  readonly useScript: boolean | undefined;
-  /** The tier's namespace, interval (ms) and maximum, as each tier's info reports them. */
+  /** The tier's namespace, as each tier's info reports it. */
   readonly namespace: string;
-  readonly interval: number;
-  readonly maxInInterval: number;
-  /**
-   * On a Redis Cluster, the master (`host:port`) that holds a key now, by the
-   * client's slot map: each master gets its own circuit breaker. Undefined
-   * for a store that fails as one (standalone, Sentinel, memory).
-   */
-  readonly slotOwner?: ((key: string) => string | undefined) | undefined;
 }
 
 /** How a core is set up by the face that owns it. */
@@ -40,19 +30,13 @@ export interface CoreOptions<Info extends RateLimitInfo> {
   readonly clock: 'local' | 'redis' | MicrosecondClock;
   /** Reads the attempt's time; undefined when the store reads it (`clock: 'redis'`). */
   readonly readClock: (() => number) | undefined;
+  /** The store the core asks (guarded when it is remote); it decides every tier, its own and the ones it can decide with. */
+  readonly store: Store;
+  /** The face's `timeout`, as the wait a fixed `'block'` decision reports. */
   readonly timeoutMs: number;
-  /** Whether decisions go to Redis in batches (the `batch` option of the face). */
-  readonly batch: boolean;
   readonly onStoreError: StoreErrorPolicy<Info>;
   /** The face's info from each tier's numbers, in the order of `tiers` (a limiter's one tier, or a stack's with its tiers). */
   readonly present: (infos: readonly RateLimitInfo[], tiers: readonly TierSpec[]) => Info;
-  /** The `circuitBreaker` option, normalized: `false` for none. */
-  readonly circuitBreaker: NormalizedCircuitBreakerOptions | false;
-}
-
-/** The first key of a core's tiers, grouped by store: where the id lives. */
-function firstKey(byStore: ReadonlyMap<Store, readonly string[]>): string {
-  return [...byStore.values()][0]?.[0] as string;
 }
 
 /** A decision over one or more tiers that guard the same action. */
@@ -62,23 +46,14 @@ export class TieredCore<Info extends RateLimitInfo> {
   readonly #options: CoreOptions<Info>;
   /** The namespaces of the tiers, as diagnostics messages name them. */
   readonly #namespaces: readonly string[];
-  readonly #breakers: DomainBreakers | undefined;
   readonly #policyName: StoreErrorPolicyName;
 
-  /** @param tiers At least one; every tier's store can decide with the first's (checked by the face). */
+  /** @param tiers At least one; every tier's store can decide with `options.store` (checked when it was assembled). */
   constructor(tiers: readonly TierSpec[], options: CoreOptions<Info>) {
     this.#tiers = tiers;
-    this.#store = (tiers[0] as TierSpec).store;
+    this.#store = options.store;
     this.#options = options;
-    const namespaces = Object.freeze(tiers.map((tier) => tier.namespace));
-    this.#namespaces = namespaces;
-    // The tiers of a core share one store, and every key of an id one hash slot: the first tier's key says where the id lives.
-    this.#breakers =
-      options.circuitBreaker === false
-        ? undefined
-        : new DomainBreakers(options.circuitBreaker, (tiers[0] as TierSpec).slotOwner, (node, change) =>
-            publishCircuit(namespaces, node, change.to, change.from, change.consecutiveFailures),
-          );
+    this.#namespaces = Object.freeze(tiers.map((tier) => tier.namespace));
     const policy = options.onStoreError;
     this.#policyName = typeof policy === 'string' ? policy : 'fallback';
   }
@@ -122,72 +97,30 @@ export class TieredCore<Info extends RateLimitInfo> {
 
   /** Forgets everything every tier recorded for `id`. */
   async clear(id: LimiterId): Promise<void> {
-    const byStore = this.#keysByStore(normalizeId(id));
-    await this.#callStore(() => Promise.all([...byStore].map(([store, keys]) => store.clear(keys))), 'Clearing an id', firstKey(byStore));
+    await Promise.all(this.#keysByStore(normalizeId(id)).map(([store, keys]) => store.clear(keys)));
   }
 
   /** Removes the admitted action `actionId` from every tier (and from a fallback that can undo); true when one was removed. */
   async undo(id: LimiterId, actionId: string): Promise<boolean> {
     const byStore = this.#keysByStore(normalizeId(id));
     return undoWithPolicy(this.#options.onStoreError, id, actionId, async () => {
-      const removed = await this.#callStore(
-        () => Promise.all([...byStore].map(([store, keys]) => store.undo(keys, storedActionId(actionId)))),
-        'Undoing an action',
-        firstKey(byStore),
-      );
+      const removed = await Promise.all(byStore.map(([store, keys]) => store.undo(keys, storedActionId(actionId))));
       return removed.some(Boolean);
     });
   }
 
   async #decideInStore(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<Info> {
     const normalized = normalizeId(id);
-    const { batch } = this.#options;
-    const tiers = this.#tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store, useScript: tier.useScript, batch }));
+    const tiers = this.#tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store }));
     const now = this.#options.readClock?.();
-    const decision = await this.#callStore(
-      () =>
-        operation === 'attempt'
-          ? this.#store.attempt(tiers, now, actionId === undefined ? undefined : storedActionId(actionId))
-          : this.#store.peek(tiers, now),
-      operation === 'attempt' ? 'Recording an attempt' : 'Reading the window',
-      (tiers[0] as Tier).key,
-    );
+    const decision =
+      operation === 'attempt'
+        ? await this.#store.attempt(tiers, now, actionId === undefined ? undefined : storedActionId(actionId))
+        : await this.#store.peek(tiers, now);
     if (decision.tiers.length !== this.#tiers.length) throw new TypeError('The store returned an outcome per tier it was not asked for');
     const infos = decision.tiers.map((outcome, i) => describeOutcome((this.#tiers[i] as TierSpec).rule, decision.now, outcome.verdict, outcome.after));
     const info = this.#options.present(infos, this.#tiers);
     return decision.alreadyAdmitted ? { ...info, alreadyAdmitted: true } : info;
-  }
-
-  /**
-   * One store call, within the timeout and through the circuit breaker of the
-   * failure domain that holds `key` (the store, or the key's Cluster master):
-   * while that circuit is open the store is not called, and the call fails
-   * with the breaker's `StoreError` (which the policy then decides) on the
-   * next turn of the event loop, not at once: a loop that awaits only open
-   * answers must still let timers and I/O run, or the probe that would close
-   * the circuit never reads its reply.
-   */
-  #callStore<T>(operation: () => Promise<T>, what: string, key: string): Promise<T> {
-    const diagnose = () => this.#store.connectionProblem?.();
-    if (this.#breakers === undefined) return callStore(operation, this.#options.timeoutMs, what, diagnose);
-    const breaker = this.#breakers.for(key);
-    const gate = breaker.admit();
-    if (gate === 'open') {
-      const error = breaker.openError();
-      return new Promise((_, reject) => setImmediate(reject, error));
-    }
-    return callStore(operation, this.#options.timeoutMs, what, diagnose).then(
-      (value) => {
-        breaker.succeeded(gate);
-        return value;
-      },
-      (error: unknown) => {
-        // Only a store failure says something about the store; anything else still ends a probe.
-        if (isStoreFailure(error)) breaker.failed(gate, error);
-        else breaker.succeeded(gate);
-        throw error;
-      },
-    );
   }
 
   /** The info of a decision made by the `'allow'` or `'block'` policy: nothing is known of the windows. */
@@ -197,21 +130,27 @@ export class TieredCore<Info extends RateLimitInfo> {
         blocked,
         blockedDueToCount: false,
         blockedDueToMinDifference: false,
-        actionsRemaining: blocked ? 0 : tier.maxInInterval,
+        actionsRemaining: blocked ? 0 : tier.rule.maxInInterval,
         millisecondsUntilAllowed: blocked ? this.#options.timeoutMs : 0,
       })),
       this.#tiers,
     );
   }
 
-  /** The id's key in every tier, grouped by the store that holds it. */
-  #keysByStore(id: string): Map<Store, string[]> {
-    const byStore = new Map<Store, string[]>();
+  /**
+   * The id's key in every tier, grouped by the keyspace that holds it, each
+   * group with the store to ask: the core's own (guarded) store for the
+   * tiers it shares keys with (every tier on Redis), else the tier's own (the
+   * other memory stores of a stack of in-memory limiters).
+   */
+  #keysByStore(id: string): [Store, string[]][] {
+    const groups: [Store, string[]][] = [];
     for (const tier of this.#tiers) {
-      const keys = byStore.get(tier.store) ?? [];
-      keys.push(tier.keys.keyFor(id));
-      byStore.set(tier.store, keys);
+      const store = this.#store.sharesKeysWith(tier.store) ? this.#store : tier.store;
+      const group = groups.find(([candidate]) => candidate === store);
+      if (group === undefined) groups.push([store, [tier.keys.keyFor(id)]]);
+      else group[1].push(tier.keys.keyFor(id));
     }
-    return byStore;
+    return groups;
   }
 }

@@ -3,11 +3,10 @@
 // below, so both get the very same behaviour.
 
 import { RateLimitedError } from '../errors/rate-limited-error.js';
-import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
+import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { AttemptOptions } from './identity.js';
 import type { LimiterId } from './identity.js';
-import { describeValue } from './describe-value.js';
-import { durationToMilliseconds, type Duration } from './duration.js';
+import { duration, either, func, normalize, numberIn, object, oneOf, optional, string, MAX_MILLISECONDS, type Check, type Duration } from './check.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 
 /** Options of `waitUntilAllowed`. */
@@ -18,6 +17,11 @@ export interface WaitOptions {
    * the call never sleeps past it): milliseconds, or a {@link Duration}
    * string such as `'30s'` or `'10m'`.
    * @default Infinity
+   */
+  readonly maxWait?: Duration;
+  /**
+   * The former name of `maxWait`, still accepted.
+   * @deprecated Use `maxWait`.
    */
   readonly maxWaitMs?: Duration;
   /** Aborts the wait: the call rejects with the signal's reason. */
@@ -41,17 +45,32 @@ export interface WaitableLimiter<Info extends RateLimitInfo> {
 /** A small constant added to every sleep, so that a 0 ms wait on a busy id does not spin. */
 const MIN_SLEEP_MS = 1;
 
-function validateWaitOptions(options: WaitOptions): { maxWaitMs: number; jitter: number; signal?: AbortSignal } {
-  const { jitter = 0.2, signal } = options;
-  const maxWaitMs = options.maxWaitMs === undefined ? Infinity : durationToMilliseconds('maxWaitMs', options.maxWaitMs);
-  if (typeof maxWaitMs !== 'number' || Number.isNaN(maxWaitMs)) {
-    throw new InvalidOptionTypeError(`Expected \`maxWaitMs\` to be a number, got ${describeValue(maxWaitMs)}`, 'maxWaitMs', maxWaitMs);
+/** Milliseconds to wait at most: a number from 0 (Infinity for no limit), or a {@link Duration} string. */
+const maxWaitCheck: Check<number | undefined> = optional(
+  either(numberIn(0, Infinity), duration(0, MAX_MILLISECONDS), (value) => typeof value === 'number'),
+  undefined,
+);
+
+const WAIT_SCHEMA = {
+  maxWait: maxWaitCheck,
+  maxWaitMs: maxWaitCheck,
+  signal: optional(object<AbortSignal>('an AbortSignal'), undefined),
+  actionId: optional(string, undefined),
+  jitter: optional(numberIn(0, 1), 0.2),
+};
+
+interface CheckedWaitOptions {
+  readonly maxWaitMs: number;
+  readonly jitter: number;
+  readonly signal: AbortSignal | undefined;
+}
+
+function validateWaitOptions(options: unknown, known = WAIT_SCHEMA): CheckedWaitOptions {
+  const { maxWait, maxWaitMs, jitter, signal } = normalize(options, known, 'the options', { allowMissing: true });
+  if (maxWait !== undefined && maxWaitMs !== undefined) {
+    throw new InvalidOptionTypeError('Give `maxWait` or its former name `maxWaitMs`, not both', 'maxWaitMs', maxWaitMs);
   }
-  if (maxWaitMs < 0) throw new InvalidOptionRangeError(`Expected \`maxWaitMs\` to be >= 0, got ${describeValue(maxWaitMs)}`, 'maxWaitMs', maxWaitMs);
-  if (typeof jitter !== 'number' || !(jitter >= 0 && jitter <= 1)) {
-    throw new InvalidOptionRangeError(`Expected \`jitter\` to be a number from 0 to 1, got ${describeValue(jitter)}`, 'jitter', jitter);
-  }
-  return signal === undefined ? { maxWaitMs, jitter } : { maxWaitMs, jitter, signal };
+  return { maxWaitMs: maxWait ?? maxWaitMs ?? Infinity, jitter, signal };
 }
 
 /** The longest delay a Node timer takes; a longer one fires after 1 ms (with a `TimeoutOverflowWarning`). */
@@ -110,7 +129,7 @@ export async function waitUntilAllowed<Info extends RateLimitInfo>(
     const waitMs = Math.max(MIN_SLEEP_MS, info.millisecondsUntilAllowed);
     const remainingMs = maxWaitMs - (Date.now() - started);
     if (waitMs > remainingMs) {
-      throw new RateLimitedError(info, `Rate limited: admission would take ${waitMs} ms, more than the ${remainingMs} ms left of maxWaitMs`);
+      throw new RateLimitedError(info, `Rate limited: admission would take ${waitMs} ms, more than the ${remainingMs} ms left of maxWait`);
     }
     await sleep(Math.min(remainingMs, waitMs * (1 + Math.random() * jitter)), signal);
   }
@@ -131,6 +150,13 @@ export interface WrapOptions<Args extends unknown[]> extends Omit<WaitOptions, '
   readonly actionId?: (...args: Args) => string;
 }
 
+const WRAP_SCHEMA = {
+  ...WAIT_SCHEMA,
+  actionId: optional(func<unknown>('a function from the arguments to an action id'), undefined),
+  id: func<unknown>('a function from the arguments to an id'),
+  whenLimited: optional(oneOf(['reject', 'wait'] as const), 'reject'),
+};
+
 /** Makes a function rate limited per id; see `RollingRateLimiter.wrap`. */
 export function wrapFunction<Args extends unknown[], Result, Info extends RateLimitInfo>(
   limiter: WaitableLimiter<Info>,
@@ -138,15 +164,12 @@ export function wrapFunction<Args extends unknown[], Result, Info extends RateLi
   fn: (...args: Args) => Result,
   options: WrapOptions<Args>,
 ): (...args: Args) => Promise<Awaited<Result>> {
-  if (typeof fn !== 'function') throw new InvalidOptionTypeError(`Expected a function to wrap, got ${describeValue(fn)}`, 'fn', fn);
+  func('a function to wrap')(fn, 'fn');
   if (typeof options !== 'object' || options === null || typeof options.id !== 'function') {
     throw new InvalidOptionTypeError('Expected `id` to be a function from the arguments to an id', 'id', (options as { id?: unknown } | null)?.id);
   }
-  const { id, whenLimited = 'reject', actionId: actionIdOf, ...waitOptions } = options;
-  if (whenLimited !== 'reject' && whenLimited !== 'wait') {
-    throw new InvalidOptionRangeError(`Expected \`whenLimited\` to be 'reject' or 'wait', got ${describeValue(whenLimited)}`, 'whenLimited', whenLimited);
-  }
-  if (whenLimited === 'wait') validateWaitOptions(waitOptions);
+  const { whenLimited } = normalize(options, WRAP_SCHEMA, 'the options');
+  const { id, actionId: actionIdOf, whenLimited: _whenLimited, ...waitOptions } = options;
   return async (...args: Args): Promise<Awaited<Result>> => {
     const key = id(...args);
     const actionId = actionIdOf?.(...args);

@@ -8,7 +8,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { LimiterId } from '../core/identity.js';
-import { describeValue } from '../core/describe-value.js';
+import { describeValue } from '../core/check.js';
 import { ipKey, ipWithoutPort, normalizeIpv6Subnet, type Ipv6Subnet } from './ip-key.js';
 import { createProxyChecks, createWarnOnce, PROXY_WARNING_CODES } from './proxy-checks.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';

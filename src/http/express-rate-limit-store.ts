@@ -6,7 +6,7 @@
 // nothing but this library.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { describeValue } from '../core/describe-value.js';
+import { describeValue } from '../core/check.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
 import { checkOptionNames, createHitLog, HitKeys } from './hit-log/create-hit-log.js';

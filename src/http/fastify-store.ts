@@ -7,7 +7,7 @@
 
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { UnsupportedError } from '../errors/unsupported-error.js';
-import { describeValue } from '../core/describe-value.js';
+import { describeValue } from '../core/check.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
 import { checkOptionNames, createHitLog, HitKeys } from './hit-log/create-hit-log.js';
 import { millisecondsUntilChange, type HitCount, type HitRule } from './hit-log/hit-log.js';

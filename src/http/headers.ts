@@ -6,9 +6,9 @@
 
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
-import type { RateLimiterStack, StackRateLimitInfo } from '../rate-limiter-stack.js';
-import type { RollingRateLimiter } from '../rolling-rate-limiter.js';
-import { describeValue } from '../core/describe-value.js';
+import type { RateLimiterStack, StackRateLimitInfo } from '../limiters/rate-limiter-stack.js';
+import type { RollingRateLimiter } from '../limiters/rolling-rate-limiter.js';
+import { describeValue } from '../core/check.js';
 
 /** What the middleware limits with: one limiter, or a stack of tiers decided together. */
 export type HttpRateLimiter = RollingRateLimiter | RateLimiterStack;

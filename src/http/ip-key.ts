@@ -7,7 +7,7 @@
 
 import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import { describeValue } from '../core/describe-value.js';
+import { describeValue } from '../core/check.js';
 
 /**
  * How much of an IPv6 address identifies one client: a prefix length from 32

@@ -3,7 +3,7 @@
 // order, each as if it had been sent alone. One command then serves many
 // decisions: Redis and the client pay its fixed cost once per batch.
 
-import type { StoreDecision } from '../stores/store.js';
+import type { StoreDecision } from '../core/store.js';
 import type { RedisAdapter } from './adapters/adapter.js';
 import { keySlot } from './adapters/key-slot.js';
 import { callSizeOf, decideBatchWithScript, type ScriptDecision } from './script-path.js';

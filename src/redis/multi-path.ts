@@ -10,7 +10,7 @@ import { nextMember } from '../core/identity.js';
 import type { RedisAdapter } from './adapters/adapter.js';
 import type { RedisCommand } from './adapters/client-types.js';
 import { readInteger, readScoredMembers } from './replies.js';
-import type { StoreDecision, Tier } from '../stores/store.js';
+import type { StoreDecision, Tier } from '../core/store.js';
 
 /**
  * The reads that sample the recorded set S of one key: the newest, the

@@ -6,26 +6,47 @@ import { readInteger } from './replies.js';
 import { attemptWithMulti, peekWithMulti } from './multi-path.js';
 import { decideWithScript } from './script-path.js';
 import { batcherFor } from './decision-batcher.js';
-import type { Store, StoreDecision, Tier } from '../stores/store.js';
+import type { Store, StoreDecision, Tier } from '../core/store.js';
 
 /**
- * The Redis store. One way per mode:
+ * How a Redis store decides, fixed when it is assembled (options/assemble.ts
+ * is the one place that chooses):
  *
- * - every attempt, by default: one EVALSHA of the decide script, wherever
- *   the client runs scripts (or one per batch of decisions with
- *   `batch: true`);
- * - `useScript: false`, or a client without scripts (redis-mock): one MULTI
- *   of plain commands, for what can be decided without a script (one
- *   limiter that counts blocked attempts, on the caller's clock, without
- *   action ids);
- * - dry runs: a read-only MULTI, or the decide script in dry-run mode with
- *   the Redis clock (the time must be read inside Redis) or `batch: true`.
+ * - `'script'`: every attempt is one EVALSHA of the decide script;
+ * - `'batch'`: attempts and dry runs go in the next batch of decide script
+ *   calls of the client;
+ * - `'multi'`: one MULTI of plain commands (`useScript: false`, or a client
+ *   without scripts such as redis-mock), for one limiter that counts blocked
+ *   attempts, on the caller's clock, without action ids.
+ *
+ * Outside a batch, a dry run is a read-only MULTI, or the decide script in
+ * dry-run mode with the Redis clock (the time must be read inside Redis).
  */
+export type RedisPath = 'script' | 'batch' | 'multi';
+
+/** The Redis store: one client, one way to decide. */
 export class RedisStore implements Store {
   readonly #redis: RedisAdapter;
+  readonly #path: RedisPath;
 
-  constructor(redis: RedisAdapter) {
+  constructor(redis: RedisAdapter, path: RedisPath) {
     this.#redis = redis;
+    this.#path = path;
+  }
+
+  /** The way this store decides. */
+  get path(): RedisPath {
+    return this.#path;
+  }
+
+  /** The adapter of the store's client. */
+  get adapter(): RedisAdapter {
+    return this.#redis;
+  }
+
+  /** A store on the same client that decides another way (a stack's own, for example with `batch: true`). */
+  withPath(path: RedisPath): RedisStore {
+    return path === this.#path ? this : new RedisStore(this.#redis, path);
   }
 
   get name(): string {
@@ -33,42 +54,23 @@ export class RedisStore implements Store {
   }
 
   get canDecideBeforeWriting(): boolean {
-    return this.#redis.supportsScripts;
+    return this.#path !== 'multi';
   }
 
   async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
-    if (tiers[0]?.batch === true) return batcherFor(this.#redis).decide({ tiers, now, dryRun: false, actionId });
-    const multiTier = this.#multiTier(tiers, now);
-    if (multiTier !== undefined) {
-      if (actionId !== undefined) {
-        throw new UnsupportedError(
-          `Action ids need the decide script, and this limiter decides with plain commands (${this.#redis.supportsScripts ? '`useScript: false`' : `${this.#redis.kind} cannot run scripts`})`,
-        );
-      }
-      return attemptWithMulti(this.#redis, multiTier, now as number);
+    if (this.#path === 'batch') return batcherFor(this.#redis).decide({ tiers, now, dryRun: false, actionId });
+    if (this.#path === 'script') return decideWithScript(this.#redis, { tiers, now, dryRun: false, actionId });
+    if (actionId !== undefined) {
+      // Action ids come with each call, so this is the one refusal that cannot be made when the limiter is built.
+      throw new UnsupportedError(
+        `Action ids need the decide script, and this limiter decides with plain commands (${this.#redis.supportsScripts ? '`useScript: false`' : `${this.#redis.kind} cannot run scripts`})`,
+      );
     }
-    this.#requireScripts('This decision needs');
-    return decideWithScript(this.#redis, { tiers, now, dryRun: false, actionId });
-  }
-
-  /**
-   * The one tier an attempt is about when the MULTI path decides it: asked
-   * for with `useScript: false`, or the only way on a client without
-   * scripts; and only for one tier that counts blocked attempts, on the
-   * caller's clock.
-   */
-  #multiTier(tiers: readonly Tier[], now: number | undefined): Tier | undefined {
-    const [only] = tiers;
-    if (only === undefined || tiers.length !== 1 || now === undefined || !only.rule.countBlocked) return undefined;
-    return only.useScript === false || !this.#redis.supportsScripts ? only : undefined;
-  }
-
-  #requireScripts(what: string): void {
-    if (!this.#redis.supportsScripts) throw new UnsupportedError(`${what} a Lua script, and ${this.#redis.kind} cannot run scripts`);
+    return attemptWithMulti(this.#redis, tiers[0] as Tier, now as number);
   }
 
   async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
-    if (tiers[0]?.batch === true) return batcherFor(this.#redis).decide({ tiers, now, dryRun: true });
+    if (this.#path === 'batch') return batcherFor(this.#redis).decide({ tiers, now, dryRun: true });
     if (now !== undefined) return peekWithMulti(this.#redis, tiers, now);
     return decideWithScript(this.#redis, { tiers, now, dryRun: true });
   }
@@ -94,5 +96,9 @@ export class RedisStore implements Store {
 
   canDecideWith(other: Store): boolean {
     return this.sharesKeysWith(other);
+  }
+
+  slotOwner(key: string): string | undefined {
+    return this.#redis.isCluster ? this.#redis.slotOwner?.(key) : undefined;
   }
 }

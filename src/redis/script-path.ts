@@ -10,7 +10,7 @@ import type { RedisAdapter } from './adapters/adapter.js';
 import { readInteger } from './replies.js';
 import { runScript } from './scripts/run-script.js';
 import { DECIDE_SCRIPT, DECISION_FAILED } from './scripts/decide-script.js';
-import type { StoreDecision, Tier, TierOutcome } from '../stores/store.js';
+import type { StoreDecision, Tier, TierOutcome } from '../core/store.js';
 
 const HEADER_VALUES = 3;
 const VALUES_PER_TIER = 5;

@@ -11,27 +11,9 @@
 // While open, and while the probe is in flight, every other call is told
 // 'open' and decided by the limiter's `onStoreError` without the store.
 
-import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { StoreError } from '../errors/store-error.js';
-import { describeValue } from '../core/describe-value.js';
 
-/** The `circuitBreaker` option: how many failures open the circuit, and for how long. */
-export interface CircuitBreakerOptions {
-  /**
-   * Consecutive store failures (errors or timeouts) that open the circuit.
-   * An integer from 1 to 2^31 - 1.
-   * @default 5
-   */
-  failureThreshold?: number;
-  /**
-   * How long, in milliseconds, an open circuit decides every call without
-   * the store before one call probes it again. An integer from 1 to 2^31 - 1.
-   * @default 1000
-   */
-  cooldownMs?: number;
-}
-
-/** {@link CircuitBreakerOptions} with every field given. */
+/** How many failures open a circuit, and for how long (the `circuitBreaker` option, normalized). */
 export interface NormalizedCircuitBreakerOptions {
   /** Consecutive store failures that open the circuit. */
   readonly failureThreshold: number;
@@ -39,49 +21,8 @@ export interface NormalizedCircuitBreakerOptions {
   readonly cooldownMs: number;
 }
 
-/** The default `circuitBreaker`: open after 5 consecutive failures, probe again after 1 s. */
+/** The default thresholds: open after 5 consecutive failures, probe again after 1 s. */
 export const DEFAULT_CIRCUIT_BREAKER: NormalizedCircuitBreakerOptions = Object.freeze({ failureThreshold: 5, cooldownMs: 1_000 });
-
-const MAX_INTEGER = 2_147_483_647;
-const KNOWN_FIELDS: ReadonlySet<string> = new Set(['failureThreshold', 'cooldownMs']);
-
-function positiveInteger(options: Record<string, unknown>, field: keyof CircuitBreakerOptions): number {
-  const value = options[field];
-  if (value === undefined) return DEFAULT_CIRCUIT_BREAKER[field];
-  const name = `circuitBreaker.${field}`;
-  const expected = `Expected \`${name}\` to be an integer from 1 to ${MAX_INTEGER}`;
-  if (typeof value !== 'number') throw new InvalidOptionTypeError(`${expected}, got ${describeValue(value)}`, name, value);
-  if (!Number.isInteger(value) || value < 1 || value > MAX_INTEGER) {
-    throw new InvalidOptionRangeError(`${expected}, got ${describeValue(value)}`, name, value);
-  }
-  return value;
-}
-
-/**
- * Validates a `circuitBreaker` option once, without touching the caller's
- * object: `undefined` gives {@link DEFAULT_CIRCUIT_BREAKER}, `false` turns the
- * breaker off, an object fills in the defaults of the fields it leaves out.
- * Throws an {@link InvalidOptionTypeError} (a `TypeError`) for a value of the
- * wrong type or an unknown field, and an {@link InvalidOptionRangeError} (a
- * `RangeError`) for a number out of range, naming the field (e.g.
- * `circuitBreaker.failureThreshold`) and the value received.
- */
-export function normalizeCircuitBreakerOption(value: unknown): NormalizedCircuitBreakerOptions | false {
-  if (value === undefined) return DEFAULT_CIRCUIT_BREAKER;
-  if (value === false) return false;
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    const message = `Expected \`circuitBreaker\` to be an object ({ failureThreshold?, cooldownMs? }) or false, got ${describeValue(value)}`;
-    throw new InvalidOptionTypeError(message, 'circuitBreaker', value);
-  }
-  const fields = value as Record<string, unknown>;
-  for (const field of Object.keys(fields)) {
-    if (!KNOWN_FIELDS.has(field)) {
-      const message = `Unknown option \`circuitBreaker.${field}\`: expected only \`failureThreshold\` and \`cooldownMs\``;
-      throw new InvalidOptionTypeError(message, `circuitBreaker.${field}`, fields[field]);
-    }
-  }
-  return Object.freeze({ failureThreshold: positiveInteger(fields, 'failureThreshold'), cooldownMs: positiveInteger(fields, 'cooldownMs') });
-}
 
 /** Where a circuit stands: calls go to the store (`closed`), none do (`open`), or one probe does (`half-open`). */
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -149,7 +90,7 @@ export class CircuitBreaker {
   readonly #node: string | undefined;
 
   /**
-   * @param options From {@link normalizeCircuitBreakerOption} (not `false`: without a breaker, make none).
+   * @param options The thresholds (without a breaker, make none).
    * @param hooks The state-change hook, and a clock for tests.
    */
   constructor(options: NormalizedCircuitBreakerOptions = DEFAULT_CIRCUIT_BREAKER, hooks: CircuitBreakerHooks = {}) {

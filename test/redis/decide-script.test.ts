@@ -141,7 +141,7 @@ describe('the decide script on real Redis', () => {
         return reply;
       });
       await client.script('LOAD', DECIDE_SCRIPT.lua);
-      const tier = { key, rule: { intervalUs: 60_000_000, maxInInterval, minDifferenceUs: 0, countBlocked: false }, store: new RedisStore(measuring) };
+      const tier = { key, rule: { intervalUs: 60_000_000, maxInInterval, minDifferenceUs: 0, countBlocked: false }, store: new RedisStore(measuring, 'script') };
       const decision = await decideWithScript(measuring, { tiers: [tier], now: clock.now, dryRun: false });
       expect(decision.tiers[0]?.verdict.blockedDueToCount).to.equal(true);
       await decideWithScript(measuring, { tiers: [tier], now: undefined, dryRun: true });
@@ -158,7 +158,7 @@ describe('the decide script on real Redis', () => {
       const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
       const random = new SeededRandom(seed);
       const schedules = Number(process.env.REDIS_CLOCK_SCHEDULES ?? 120);
-      const store = new RedisStore(new IORedisAdapter(client));
+      const store = new RedisStore(new IORedisAdapter(client), 'script');
       let decisions = 0;
       for (let schedule = 0; schedule < schedules; schedule += 1) {
         const intervalMs = random.pick([3, 5, 10, 20]);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
 import { RollingRateLimiter, StoreError, TimeoutError, isRateLimiterError } from '../../src/index.js';
-import { MemoryStore } from '../../src/stores/memory/memory-store.js';
+import { controlledClient } from '../support/controlled-client.js';
 import { callStore } from '../../src/resilience/store-call.js';
 
 describe('callStore', () => {
@@ -33,11 +33,24 @@ describe('callStore', () => {
     expect(clock.countTimers()).to.equal(0);
   });
 
-  it('makes limit() and limitWithInfo() reject, not hang, when the store hangs', async () => {
-    sinon.stub(MemoryStore.prototype, 'attempt').returns(new Promise(() => {}));
+  it('makes limit() and limitWithInfo() reject, not hang, when Redis hangs', async () => {
+    const redis = controlledClient();
+    try {
+      redis.respond('hang');
+      const limiter = new RollingRateLimiter({ client: redis.client, namespace: 'hang', interval: 1000, maxInInterval: 1, timeout: 20 });
+      expect(await limiter.limit('user').catch((e: unknown) => e)).to.be.instanceOf(TimeoutError);
+      expect(await limiter.limitWithInfo('user').catch((e: unknown) => e)).to.be.instanceOf(TimeoutError);
+    } finally {
+      redis.close();
+    }
+  });
+
+  it('sets no timer for an in-memory decision, which cannot hang', async () => {
+    const setTimeoutSpy = sinon.spy(globalThis, 'setTimeout');
     const limiter = new RollingRateLimiter({ interval: 1000, maxInInterval: 1, timeout: 20 });
-    expect(await limiter.limit('user').catch((e: unknown) => e)).to.be.instanceOf(TimeoutError);
-    expect(await limiter.limitWithInfo('user').catch((e: unknown) => e)).to.be.instanceOf(TimeoutError);
+    await limiter.limit('user');
+    await limiter.wouldLimit('user');
+    expect(setTimeoutSpy.callCount).to.equal(0);
   });
 });
 

@@ -1,12 +1,7 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
-import {
-  CircuitBreaker,
-  DEFAULT_CIRCUIT_BREAKER,
-  normalizeCircuitBreakerOption,
-  type CircuitStateChange,
-  type NormalizedCircuitBreakerOptions,
-} from '../../src/resilience/circuit-breaker.js';
+import {CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, type CircuitStateChange, type NormalizedCircuitBreakerOptions} from '../../src/resilience/circuit-breaker.js';
+import { circuitBreakerOption as normalizeCircuitBreakerOption } from '../../src/options/circuit-breaker-options.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError, StoreError, TimeoutError, isRateLimiterError } from '../../src/index.js';
 
 describe('normalizeCircuitBreakerOption', () => {
@@ -31,7 +26,7 @@ describe('normalizeCircuitBreakerOption', () => {
       const error = catchError(() => normalizeCircuitBreakerOption(value));
       expect(error, String(value)).to.be.instanceOf(InvalidOptionTypeError).and.instanceOf(TypeError);
       expect(error).to.include({ option: 'circuitBreaker', received: value, code: 'ERR_RATE_LIMITER_INVALID_OPTION' });
-      expect((error as Error).message).to.match(/^Expected `circuitBreaker` to be an object \(\{ failureThreshold\?, cooldownMs\? \}\) or false, got /);
+      expect((error as Error).message).to.match(/^Expected `circuitBreaker` to be an object \(\{ failureThreshold\?, cooldown\? \}\) or false, got /);
     }
     expect(errorMessage(() => normalizeCircuitBreakerOption(true))).to.match(/got `true` \(boolean\)$/);
   });
@@ -41,8 +36,16 @@ describe('normalizeCircuitBreakerOption', () => {
     expect(error).to.be.instanceOf(InvalidOptionTypeError).and.include({ option: 'circuitBreaker.failureThreshold', received: '5' });
     expect((error as Error).message).to.equal('Expected `circuitBreaker.failureThreshold` to be an integer from 1 to 2147483647, got `"5"` (string)');
     expect(errorMessage(() => normalizeCircuitBreakerOption({ cooldownMs: null }))).to.equal(
-      'Expected `circuitBreaker.cooldownMs` to be an integer from 1 to 2147483647, got `null`',
+      "Expected `circuitBreaker.cooldownMs` to be a whole number of milliseconds from 1 to 2147483647, or a duration such as '500ms', '10s', '1m', '1h' or '1d', got `null`",
     );
+  });
+
+  it('takes `cooldown` (and its former name `cooldownMs`) as milliseconds or a duration string, and refuses both at once', () => {
+    expect(normalizeCircuitBreakerOption({ cooldown: '1.5s' })).to.deep.equal({ failureThreshold: 5, cooldownMs: 1_500 });
+    expect(normalizeCircuitBreakerOption({ cooldown: 250 })).to.deep.equal({ failureThreshold: 5, cooldownMs: 250 });
+    expect(normalizeCircuitBreakerOption({ cooldownMs: '2s' })).to.deep.equal({ failureThreshold: 5, cooldownMs: 2_000 });
+    expect(catchError(() => normalizeCircuitBreakerOption({ cooldown: 1, cooldownMs: 1 }))).to.be.instanceOf(InvalidOptionTypeError);
+    expect(catchError(() => normalizeCircuitBreakerOption({ cooldown: '1 s' }))).to.be.instanceOf(InvalidOptionTypeError);
   });
 
   it('refuses a number out of range with a RangeError naming the field and the value', () => {
@@ -66,7 +69,9 @@ describe('normalizeCircuitBreakerOption', () => {
   it('refuses an unknown field with a TypeError naming it', () => {
     const error = catchError(() => normalizeCircuitBreakerOption({ failureThreshold: 5, coolDownMs: 100 }));
     expect(error).to.be.instanceOf(InvalidOptionTypeError).and.include({ option: 'circuitBreaker.coolDownMs', received: 100 });
-    expect((error as Error).message).to.equal('Unknown option `circuitBreaker.coolDownMs`: expected only `failureThreshold` and `cooldownMs`');
+    expect((error as Error).message).to.equal(
+      'Unknown option `circuitBreaker.coolDownMs`; the options are circuitBreaker.failureThreshold, circuitBreaker.cooldown, circuitBreaker.cooldownMs',
+    );
   });
 });
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { InvalidOptionTypeError, RateLimiterStack, RollingRateLimiter, UnsupportedError } from '../../src/index.js';
-import { DEFAULT_OPTIONS, normalizeOptions, type RollingRateLimiterOptions } from '../../src/core/options.js';
+import { LIMITER_DEFAULTS as DEFAULT_OPTIONS, normalizeLimiterOptions as normalizeOptions, type RollingRateLimiterOptions } from '../../src/options/limiter-options.js';
 
 const valid = { interval: 1000, maxInInterval: 5 } as const;
 

@@ -6,7 +6,7 @@ import type { RedisAdapter } from '../../src/redis/adapters/adapter.js';
 import type { RedisCommand } from '../../src/redis/adapters/client-types.js';
 import { attemptWithMulti, peekWithMulti } from '../../src/redis/multi-path.js';
 import { MemoryStore } from '../../src/stores/memory/memory-store.js';
-import type { Tier } from '../../src/stores/store.js';
+import type { Tier } from '../../src/core/store.js';
 
 const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 3_000_000, countBlocked: true };
 const now = 1_800_000_000_000_000;

@@ -93,10 +93,15 @@ describe('onStoreError', () => {
   });
 
   it('applies to timeouts too', async () => {
-    sinon.stub(MemoryStore.prototype, 'attempt').returns(new Promise(() => {}));
-    const limiter = new RollingRateLimiter(rules({ onStoreError: 'allow', timeout: 10 }));
-    const info = await limiter.limitWithInfo('u');
-    expect(info.storeFailure?.error).to.be.instanceOf(TimeoutError);
+    const redis = controlledClient();
+    try {
+      redis.respond('hang');
+      const limiter = new RollingRateLimiter(rules({ client: redis.client, onStoreError: 'allow', timeout: 10 }));
+      const info = await limiter.limitWithInfo('u');
+      expect(info.storeFailure?.error).to.be.instanceOf(TimeoutError);
+    } finally {
+      redis.close();
+    }
   });
 
   it('never stands in for a bad id', async () => {

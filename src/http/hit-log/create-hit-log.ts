@@ -1,7 +1,7 @@
 import { localMicroseconds, type MicrosecondClock } from '../../core/clock.js';
 import { KeyBuilder } from '../../core/identity.js';
-import { describeValue } from '../../core/describe-value.js';
-import { rejectUnknownOptions } from '../../core/options.js';
+import { describeValue } from '../../core/check.js';
+import { rejectUnknownOptions } from '../../core/check.js';
 import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
 import { createAdapter } from '../../redis/adapters/create-adapter.js';
 import type { HitLog } from './hit-log.js';

@@ -4,7 +4,7 @@ import { decideTiers, type RecordedWindow, type Verdict, type WindowRule, type W
 import { ExpiryQueue } from './expiry-queue.js';
 import { keepWhatDecisionsNeed, type RecordedSet } from './flood-bound.js';
 import { firstIndexAbove, insertSorted } from './sorted-timestamps.js';
-import type { Store, StoreDecision, Tier } from '../store.js';
+import type { Store, StoreDecision, Tier } from '../../core/store.js';
 
 /** One id's state, kept (possibly empty) until it expires, so that clearing and writing again reuses it. */
 interface MemoryEntry extends RecordedSet {

@@ -1,8 +1,8 @@
-import type { MicrosecondClock } from './core/clock.js';
-import { limiterCore } from './core/limiter-core.js';
-import { normalizeOptions, type NormalizedOptions, type RollingRateLimiterOptions } from './core/options.js';
-import type { RateLimitInfo } from './core/rate-limit-info.js';
-import { TieredLimiter } from './core/tiered-limiter.js';
+import type { MicrosecondClock } from '../core/clock.js';
+import type { RateLimitInfo } from '../core/rate-limit-info.js';
+import { assembleLimiter } from '../options/assemble.js';
+import { normalizeLimiterOptions, type NormalizedOptions, type RollingRateLimiterOptions } from '../options/limiter-options.js';
+import { TieredLimiter } from './tiered-limiter.js';
 
 /**
  * An exact rolling-window rate limiter with a minimum gap between actions:
@@ -37,8 +37,8 @@ export class RollingRateLimiter extends TieredLimiter<RateLimitInfo> {
    * @throws {@link UnsupportedError} when the client or the mode is not supported.
    */
   constructor(options: RollingRateLimiterOptions) {
-    const normalized = normalizeOptions(options);
-    super(limiterCore(normalized));
+    const normalized = normalizeLimiterOptions(options);
+    super(assembleLimiter(normalized));
     this.#options = normalized;
   }
 

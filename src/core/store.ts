@@ -1,15 +1,15 @@
-import type { RecordedWindow, Verdict, WindowRule } from '../core/decision-model.js';
+import type { RecordedWindow, Verdict, WindowRule } from './decision-model.js';
 import type { ConnectionProblem } from '../errors/timeout-error.js';
 
-/** One limiter's part of a decision: the id's key under that limiter, its rules, and the store that holds the key. */
+/**
+ * One limiter's part of a decision: the id's key under that limiter, its
+ * rules, and the store that holds the key (a stack of in-memory limiters has
+ * one memory store per tier; on Redis every tier's store is on one client).
+ */
 export interface Tier {
   readonly key: string;
   readonly rule: WindowRule;
   readonly store: Store;
-  /** On Redis, `false` asks for the MULTI of plain commands instead of the decide script (the `useScript` option). */
-  readonly useScript?: boolean | undefined;
-  /** On Redis, send the decision in the next batch of decide script calls (the `batch` option of the limiter or stack deciding). */
-  readonly batch?: boolean | undefined;
 }
 
 /** One tier's outcome: why it blocks, and its recorded set S' afterwards. */
@@ -63,4 +63,10 @@ export interface Store {
   connectionProblem?(): ConnectionProblem | undefined;
   /** Whether this store can decide tiers held by `other` together with its own, in one atomic step. */
   canDecideWith(other: Store): boolean;
+  /**
+   * On a Redis Cluster, the master (`host:port`) that holds `key` now, by the
+   * client's slot map: each master is its own failure domain. Absent for a
+   * store that fails as one (standalone, Sentinel, memory).
+   */
+  slotOwner?(key: string): string | undefined;
 }

@@ -3,10 +3,10 @@
 // is a core of one tier, a stack a core of several; a stack reads its
 // limiters' tiers through the one accessor below.
 
-import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from './waiting.js';
-import { normalizeActionId, type AttemptOptions, type LimiterId } from './identity.js';
-import type { RateLimitInfo } from './rate-limit-info.js';
-import type { TieredCore } from './tiered-core.js';
+import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from '../core/waiting.js';
+import { normalizeActionId, type AttemptOptions, type LimiterId } from '../core/identity.js';
+import type { RateLimitInfo } from '../core/rate-limit-info.js';
+import type { TieredCore } from '../core/tiered-core.js';
 
 /**
  * The methods every limiter has, whether one {@link RollingRateLimiter} or a

@@ -1,11 +1,15 @@
-import { normalizeCircuitBreakerOption, type CircuitBreakerOptions, type NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
-import type { MicrosecondClock } from './clock.js';
-import { durationToMilliseconds, type Duration } from './duration.js';
+// The options of a RollingRateLimiter: their types with the documentation
+// users read, their defaults, and the schema that checks them (core/check.ts).
+
+import { boolean, duration, integer, normalize, object, optional, string, MAX_INTEGER, MAX_MILLISECONDS, describeValue } from '../core/check.js';
+import type { Duration } from '../core/check.js';
+import type { MicrosecondClock } from '../core/clock.js';
+import type { RateLimitInfo } from '../core/rate-limit-info.js';
+import { isStoreErrorPolicy, type StoreErrorPolicy } from '../core/store-error-policy.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import { describeValue } from './describe-value.js';
-import type { RateLimitInfo } from './rate-limit-info.js';
+import type { NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
-import { isStoreErrorPolicy, type StoreErrorPolicy } from '../resilience/store-error-policy.js';
+import { circuitBreakerOption, type CircuitBreakerOptions } from './circuit-breaker-options.js';
 
 /** Options of {@link RollingRateLimiter}. Only `interval` and `maxInInterval` are required. */
 export interface RollingRateLimiterOptions {
@@ -132,8 +136,10 @@ export interface RollingRateLimiterOptions {
    * one call probes the store, and a success closes the circuit. Under
    * `'throw'` an open circuit rejects with a {@link StoreError} whose code is
    * `CIRCUIT_OPEN`; under the other policies
-   * `info.storeFailure.error` is that error. `false` turns it off.
-   * @default { failureThreshold: 5, cooldownMs: 1000 }
+   * `info.storeFailure.error` is that error. `false` turns it off. On a
+   * Redis Cluster each master has its own circuit. Not used by the in-memory
+   * store, which cannot fail.
+   * @default { failureThreshold: 5, cooldown: 1000 }
    */
   readonly circuitBreaker?: CircuitBreakerOptions | false;
 }
@@ -154,76 +160,49 @@ export interface NormalizedOptions {
   readonly circuitBreaker: NormalizedCircuitBreakerOptions | false;
 }
 
-/** Defaults of the optional options (`namespace` has one only without a client). */
-export const DEFAULT_OPTIONS = {
+/** The defaults of a limiter's optional options (`namespace` has one only without a client). */
+export const LIMITER_DEFAULTS = Object.freeze({
   minDifference: 0,
   countBlocked: true,
   clock: 'local',
   timeout: 2000,
   onStoreError: 'throw',
+  batch: false,
   memoryNamespace: 'rolling-window-limiter',
-} as const;
+} as const);
 
-const MAX_MILLISECONDS = 1e12;
-const MAX_COUNT = 2 ** 31 - 1;
-const KNOWN_OPTIONS = new Set([
-  'circuitBreaker',
-  'interval',
-  'maxInInterval',
-  'minDifference',
-  'namespace',
-  'client',
-  'countBlocked',
-  'clock',
-  'timeout',
-  'onStoreError',
-  'useScript',
-  'batch',
-]);
-
-
-function integerInRange(options: object, name: string, min: number, max: number, fallback?: number): number {
-  const value = (options as Record<string, unknown>)[name];
-  if (value === undefined && fallback !== undefined) return fallback;
-  const expected = `Expected \`${name}\` to be an integer from ${min} to ${max}`;
-  if (typeof value !== 'number') throw new InvalidOptionTypeError(`${expected}, got ${describeValue(value)}`, name, value);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidOptionRangeError(`${expected}, got ${describeValue(value)}`, name, value);
-  }
-  return value;
+/** `'throw'`, `'allow'`, `'block'` or a fallback limiter (of a limiter or a stack). */
+export function storeErrorPolicy<Info extends RateLimitInfo>(value: unknown, name: string): StoreErrorPolicy<Info> {
+  if (value === undefined) return LIMITER_DEFAULTS.onStoreError;
+  if (isStoreErrorPolicy(value)) return value as StoreErrorPolicy<Info>;
+  const message = `Expected \`${name}\` to be 'throw', 'allow', 'block' or a fallback limiter, got ${describeValue(value)}`;
+  if (typeof value === 'string') throw new InvalidOptionRangeError(message, name, value);
+  throw new InvalidOptionTypeError(message, name, value);
 }
 
-/**
- * A duration option in whole milliseconds, from a number or a {@link Duration}
- * string; the range error names the string received and what it came to.
- */
-export function durationInRange(options: object, name: string, min: number, max: number, fallback?: number): number {
-  const given = (options as Record<string, unknown>)[name];
-  if (given === undefined && fallback !== undefined) return fallback;
-  const value = durationToMilliseconds(name, given);
-  if (typeof given !== 'string') return integerInRange(options, name, min, max, fallback);
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new InvalidOptionRangeError(
-      `Expected \`${name}\` to be a whole number of milliseconds from ${min} to ${max}, got ${describeValue(given)} (${String(value)} ms)`,
-      name,
-      given,
-    );
-  }
-  return value;
+/** `'local'`, `'redis'` or a function returning microseconds. */
+function clockOption(value: unknown, name: string): 'local' | 'redis' | MicrosecondClock {
+  if (typeof value === 'function') return value as MicrosecondClock;
+  if (value === 'local' || value === 'redis') return value;
+  const message = `Expected \`${name}\` to be 'local', 'redis' or a function returning integer microseconds, got ${describeValue(value)}`;
+  if (typeof value === 'string') throw new InvalidOptionRangeError(message, name, value);
+  throw new InvalidOptionTypeError(message, name, value);
 }
 
-/**
- * Throws an {@link InvalidOptionTypeError} naming the first option of
- * `options` that is not in `known` (a misspelt option would otherwise be
- * ignored without a word), and listing the options there are.
- */
-export function rejectUnknownOptions(options: object, known: ReadonlySet<string>): void {
-  for (const name of Object.keys(options)) {
-    if (!known.has(name)) {
-      throw new InvalidOptionTypeError(`Unknown option \`${name}\`; the options are ${[...known].join(', ')}`, name, (options as Record<string, unknown>)[name]);
-    }
-  }
-}
+const LIMITER_SCHEMA = {
+  interval: duration(1, MAX_MILLISECONDS),
+  maxInInterval: integer(1, MAX_INTEGER),
+  minDifference: optional(duration(0, MAX_MILLISECONDS), LIMITER_DEFAULTS.minDifference),
+  namespace: optional(string, undefined),
+  client: optional(object<RedisClient>('a Redis client object'), undefined),
+  countBlocked: optional(boolean, LIMITER_DEFAULTS.countBlocked),
+  clock: optional(clockOption, LIMITER_DEFAULTS.clock),
+  timeout: optional(duration(1, MAX_INTEGER), LIMITER_DEFAULTS.timeout),
+  onStoreError: storeErrorPolicy,
+  useScript: optional(boolean, undefined),
+  batch: optional(boolean, LIMITER_DEFAULTS.batch),
+  circuitBreaker: circuitBreakerOption,
+};
 
 /**
  * Validates the caller's options once and fills in the defaults, without
@@ -232,15 +211,9 @@ export function rejectUnknownOptions(options: object, known: ReadonlySet<string>
  * and {@link InvalidOptionRangeError} (a `RangeError`) for a value out of
  * range, naming the option and the value received.
  */
-export function normalizeOptions(options: RollingRateLimiterOptions): NormalizedOptions {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionTypeError(`Expected the options to be an object, got ${describeValue(options)}`, 'options', options);
-  }
-  rejectUnknownOptions(options, KNOWN_OPTIONS);
-  const interval = durationInRange(options, 'interval', 1, MAX_MILLISECONDS);
-  const maxInInterval = integerInRange(options, 'maxInInterval', 1, MAX_COUNT);
-  const minDifference = durationInRange(options, 'minDifference', 0, MAX_MILLISECONDS, DEFAULT_OPTIONS.minDifference);
-  const timeout = durationInRange(options, 'timeout', 1, MAX_COUNT, DEFAULT_OPTIONS.timeout);
+export function normalizeLimiterOptions(options: RollingRateLimiterOptions): NormalizedOptions {
+  const checked = normalize(options, LIMITER_SCHEMA, 'the options');
+  const { interval, minDifference, client } = checked;
   if (minDifference > interval) {
     // The window's bookkeeping (trimming, expiry) keeps an action for `interval`: a longer gap could not be kept.
     throw new InvalidOptionRangeError(
@@ -250,60 +223,12 @@ export function normalizeOptions(options: RollingRateLimiterOptions): Normalized
       minDifference,
     );
   }
-
-  const { client, countBlocked = DEFAULT_OPTIONS.countBlocked, clock = DEFAULT_OPTIONS.clock } = options;
-  if (client !== undefined && (typeof client !== 'object' || client === null)) {
-    throw new InvalidOptionTypeError(`Expected \`client\` to be a Redis client object, got ${describeValue(client)}`, 'client', client);
+  if (checked.namespace === undefined && client !== undefined) {
+    throw new InvalidOptionTypeError(
+      'Expected `namespace` to be a string when `client` is given: limiters that share a Redis client need distinct namespaces',
+      'namespace',
+      undefined,
+    );
   }
-  if (typeof countBlocked !== 'boolean') {
-    throw new InvalidOptionTypeError(`Expected \`countBlocked\` to be a boolean, got ${describeValue(countBlocked)}`, 'countBlocked', countBlocked);
-  }
-  if (typeof clock !== 'function' && clock !== 'local' && clock !== 'redis') {
-    const message = `Expected \`clock\` to be 'local', 'redis' or a function returning integer microseconds, got ${describeValue(clock)}`;
-    if (typeof clock === 'string') throw new InvalidOptionRangeError(message, 'clock', clock);
-    throw new InvalidOptionTypeError(message, 'clock', clock);
-  }
-
-  const { useScript } = options;
-  if (useScript !== undefined && typeof useScript !== 'boolean') {
-    throw new InvalidOptionTypeError(`Expected \`useScript\` to be a boolean, got ${describeValue(useScript)}`, 'useScript', useScript);
-  }
-
-  const batch = normalizeBatchOption(options.batch);
-
-  let namespace = options.namespace;
-  if (namespace === undefined) {
-    if (client !== undefined) {
-      throw new InvalidOptionTypeError(
-        'Expected `namespace` to be a string when `client` is given: limiters that share a Redis client need distinct namespaces',
-        'namespace',
-        namespace,
-      );
-    }
-    namespace = DEFAULT_OPTIONS.memoryNamespace;
-  } else if (typeof namespace !== 'string') {
-    throw new InvalidOptionTypeError(`Expected \`namespace\` to be a string, got ${describeValue(namespace)}`, 'namespace', namespace);
-  }
-
-  const onStoreError = normalizeStoreErrorPolicy(options.onStoreError);
-  const circuitBreaker = normalizeCircuitBreakerOption(options.circuitBreaker);
-  return { interval, maxInInterval, minDifference, namespace, client, countBlocked, clock, timeout, onStoreError, useScript, batch, circuitBreaker };
-}
-
-/** Validates a `batch` option (of a limiter or a stack). */
-export function normalizeBatchOption(batch: unknown): boolean {
-  if (batch === undefined) return false;
-  if (typeof batch !== 'boolean') throw new InvalidOptionTypeError(`Expected \`batch\` to be a boolean, got ${describeValue(batch)}`, 'batch', batch);
-  return batch;
-}
-
-/** Validates an `onStoreError` option (of a limiter or a stack). */
-export function normalizeStoreErrorPolicy<Info extends RateLimitInfo>(
-  value: StoreErrorPolicy<Info> | undefined,
-): StoreErrorPolicy<Info> {
-  if (value === undefined) return DEFAULT_OPTIONS.onStoreError;
-  if (isStoreErrorPolicy(value)) return value;
-  const message = `Expected \`onStoreError\` to be 'throw', 'allow', 'block' or a fallback limiter, got ${describeValue(value)}`;
-  if (typeof value === 'string') throw new InvalidOptionRangeError(message, 'onStoreError', value);
-  throw new InvalidOptionTypeError(message, 'onStoreError', value);
+  return { ...checked, namespace: checked.namespace ?? LIMITER_DEFAULTS.memoryNamespace };
 }

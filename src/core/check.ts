@@ -1,0 +1,192 @@
+// Option checking, in one module for every constructor of the library: how a
+// received value is named in a message, durations, the checks of one value
+// (integer, duration, boolean, one of a few strings), and `normalize`, which
+// checks an options object against a schema of such checks, refuses keys it
+// does not know and fills in defaults. Each public entry declares its schema
+// and its defaults in `options/`; nothing else checks options by hand.
+
+import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
+
+/** Renders a received value for an error message: `0` (number), `'x'` (string), `null`. */
+export function describeValue(value: unknown): string {
+  if (value === null) return '`null`';
+  if (typeof value === 'string') return `\`${JSON.stringify(value).slice(0, 60)}\` (string)`;
+  if (typeof value === 'function') return 'a function';
+  if (typeof value === 'object') return `an object (${Object.prototype.toString.call(value)})`;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    return `\`${String(value)}\` (${typeof value})`;
+  }
+  return typeof value === 'symbol' ? `\`${value.toString()}\` (symbol)` : '`undefined`';
+}
+
+/** The units a duration string may carry: milliseconds, seconds, minutes, hours, days. */
+export type DurationUnit = 'ms' | 's' | 'm' | 'h' | 'd';
+
+/**
+ * A duration: a number of milliseconds, or a number followed by its unit,
+ * without spaces: `'500ms'`, `'10s'`, `'1.5s'`, `'1m'`, `'1h'`, `'1d'`.
+ * TypeScript checks the form of a literal (`'10 s'` and `'10sec'` do not
+ * compile); a string built at run time that does not read as a duration is a
+ * `TypeError` naming the option.
+ */
+export type Duration = number | `${number}${DurationUnit}`;
+
+const UNIT_MS: Readonly<Record<DurationUnit, number>> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DURATION_PATTERN = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+
+/** Checks one option's value and returns it as the library keeps it; `name` is the option's name in messages. */
+export type Check<T> = (value: unknown, name: string) => T;
+
+/** The most milliseconds a window may last (about 31 years). */
+export const MAX_MILLISECONDS = 1e12;
+/** The largest count or timer delay the library takes (2^31 - 1). */
+export const MAX_INTEGER = 2 ** 31 - 1;
+
+function typeError(name: string, expected: string, value: unknown): InvalidOptionTypeError {
+  return new InvalidOptionTypeError(`Expected \`${name}\` to be ${expected}, got ${describeValue(value)}`, name, value);
+}
+
+function rangeError(name: string, expected: string, value: unknown, extra = ''): InvalidOptionRangeError {
+  return new InvalidOptionRangeError(`Expected \`${name}\` to be ${expected}, got ${describeValue(value)}${extra}`, name, value);
+}
+
+/** An integer from `min` to `max`. */
+export function integer(min: number, max: number): Check<number> {
+  return (value, name) => {
+    const expected = `an integer from ${min} to ${max}`;
+    if (typeof value !== 'number') throw typeError(name, expected, value);
+    if (!Number.isInteger(value) || value < min || value > max) throw rangeError(name, expected, value);
+    return value;
+  };
+}
+
+/** A number from `min` to `max` (fractions allowed). */
+export function numberIn(min: number, max: number): Check<number> {
+  return (value, name) => {
+    const expected = `a number from ${min} to ${max}`;
+    if (typeof value !== 'number') throw typeError(name, expected, value);
+    if (!(value >= min && value <= max)) throw rangeError(name, expected, value);
+    return value;
+  };
+}
+
+/**
+ * Milliseconds from a {@link Duration}: a number is taken as it is, a string
+ * is read with its unit; the result must be a whole number from `min` to
+ * `max` (`Infinity` allowed as `max` for "no limit").
+ */
+export function duration(min: number, max: number): Check<number> {
+  return (value, name) => {
+    const expected = `a whole number of milliseconds from ${min} to ${max}, or a duration such as '500ms', '10s', '1m', '1h' or '1d'`;
+    if (typeof value === 'number') {
+      if ((value === Infinity && max === Infinity) || (Number.isInteger(value) && value >= min && value <= max)) return value;
+      throw rangeError(name, expected, value);
+    }
+    if (typeof value !== 'string') throw typeError(name, expected, value);
+    const match = DURATION_PATTERN.exec(value);
+    if (match === null) throw typeError(name, expected, value);
+    // 1.1s is 1100 ms, not 1100.0000000000002: round away binary noise, keep real fractions (0.5ms) for the range check.
+    const milliseconds = Math.round(Number(match[1]) * UNIT_MS[match[2] as DurationUnit] * 1e6) / 1e6;
+    if (!Number.isInteger(milliseconds) || milliseconds < min || milliseconds > max) throw rangeError(name, expected, value, ` (${milliseconds} ms)`);
+    return milliseconds;
+  };
+}
+
+/** `true` or `false`. */
+export const boolean: Check<boolean> = (value, name) => {
+  if (typeof value !== 'boolean') throw typeError(name, 'a boolean', value);
+  return value;
+};
+
+/** A string. */
+export const string: Check<string> = (value, name) => {
+  if (typeof value !== 'string') throw typeError(name, 'a string', value);
+  return value;
+};
+
+/** A function (taken as it is). */
+export function func<T>(what = 'a function'): Check<T> {
+  return (value, name) => {
+    if (typeof value !== 'function') throw typeError(name, what, value);
+    return value as T;
+  };
+}
+
+/** An object, not null (taken as it is; what it is, the caller checks). */
+export function object<T>(what = 'an object'): Check<T> {
+  return (value, name) => {
+    if (typeof value !== 'object' || value === null) throw typeError(name, what, value);
+    return value as T;
+  };
+}
+
+/** One of `values`; another string is out of range, anything else of the wrong type. */
+export function oneOf<T extends string | number | boolean>(values: readonly T[]): Check<T> {
+  return (value, name) => {
+    if ((values as readonly unknown[]).includes(value)) return value as T;
+    const expected = values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v))).join(', ');
+    if (typeof value === typeof values[0]) throw rangeError(name, `one of ${expected}`, value);
+    throw typeError(name, `one of ${expected}`, value);
+  };
+}
+
+/** The first of `checks` whose type fits: e.g. `'local' | 'redis'` or a function. */
+export function either<A, B>(first: Check<A>, second: Check<B>, accepts: (value: unknown) => boolean): Check<A | B> {
+  return (value, name) => (accepts(value) ? first(value, name) : second(value, name));
+}
+
+/** `check`, or `fallback` when the option is left out (`undefined`). */
+export function optional<T, F extends T | undefined = T>(check: Check<T>, fallback: F): Check<T | F> {
+  return (value, name) => (value === undefined ? fallback : check(value, name));
+}
+
+/** A schema: the check of every option an entry takes. */
+export type Schema = Readonly<Record<string, Check<unknown>>>;
+
+/** What {@link normalize} returns for a schema: each option as its check returns it. */
+export type Normalized<S extends Schema> = { readonly [K in keyof S]: ReturnType<S[K]> };
+
+/**
+ * Throws an {@link InvalidOptionTypeError} naming the first key of `options`
+ * that is not in `known` (a misspelt option would otherwise be ignored
+ * without a word), listing the options there are.
+ */
+export function rejectUnknownOptions(options: object, known: Iterable<string>, prefix = ''): void {
+  const names = new Set(known);
+  for (const name of Object.keys(options)) {
+    if (!names.has(name)) {
+      throw new InvalidOptionTypeError(
+        `Unknown option \`${prefix}${name}\`; the options are ${[...names].map((n) => prefix + n).join(', ')}`,
+        prefix + name,
+        (options as Record<string, unknown>)[name],
+      );
+    }
+  }
+}
+
+/**
+ * Checks `given` against `schema` without touching it: it must be an object
+ * (or `undefined` when `allowMissing`), every key must be in the schema, and
+ * every option passes its check (which fills in its default). `what` names
+ * the object in messages (`'the options'`), `expected` says what it should
+ * be when it is not an object; `prefix` is put before option names
+ * (`'circuitBreaker.'`).
+ *
+ * @throws {@link InvalidOptionTypeError} (a `TypeError`) for a value of the wrong type, a missing or an unknown option.
+ * @throws {@link InvalidOptionRangeError} (a `RangeError`) for a value out of range.
+ */
+export function normalize<S extends Schema>(
+  given: unknown,
+  schema: S,
+  what: string,
+  { prefix = '', allowMissing = false, expected = `${what} to be an object` } = {},
+): Normalized<S> {
+  if (given === undefined && allowMissing) given = {};
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) {
+    throw new InvalidOptionTypeError(`Expected ${expected}, got ${describeValue(given)}`, prefix === '' ? 'options' : prefix.slice(0, -1), given);
+  }
+  rejectUnknownOptions(given, Object.keys(schema), prefix);
+  const result: Record<string, unknown> = {};
+  for (const [name, check] of Object.entries(schema)) result[name] = check((given as Record<string, unknown>)[name], prefix + name);
+  return result as Normalized<S>;
+}

@@ -1,0 +1,110 @@
+import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
+import { MICROSECONDS_PER_MILLISECOND } from '../core/clock.js';
+import type { RateLimitInfo, TierRateLimitInfo } from '../core/rate-limit-info.js';
+import type { TieredCore, TierSpec } from '../core/tiered-core.js';
+import { assembleStack } from '../options/assemble.js';
+import { normalizeStackOptions, type RateLimiterStackOptions } from '../options/stack-options.js';
+import { RollingRateLimiter } from './rolling-rate-limiter.js';
+import { TieredLimiter } from './tiered-limiter.js';
+
+export type { TierRateLimitInfo } from '../core/rate-limit-info.js';
+export type { RateLimiterStackOptions } from '../options/stack-options.js';
+
+/**
+ * The outcome of an attempt across stacked limiters. The top-level fields
+ * are the stack's: `blocked` when any tier blocks, `blockedDueToCount` and
+ * `blockedDueToMinDifference` when any tier blocks for that reason,
+ * `actionsRemaining` the smallest of the tiers', and
+ * `millisecondsUntilAllowed` the wait until every tier allows (the largest
+ * of the tiers' waits).
+ */
+export interface StackRateLimitInfo extends RateLimitInfo {
+  /** Each tier's own info, in the order the limiters were stacked; `tiers[i].blocked` says which tiers blocked. */
+  readonly tiers: readonly TierRateLimitInfo[];
+}
+
+/**
+ * Several limiters guarding the same action, decided together: the action is
+ * allowed only if every tier allows it, in one round trip (one script call on
+ * Redis), atomically. An attempt is recorded in a tier when that tier counts
+ * blocked attempts (`countBlocked: true`) or when the action was allowed
+ * overall, so a tier that does not count blocked attempts is untouched when
+ * another tier blocks.
+ *
+ * The limiters stay usable on their own; the stack shares their state.
+ *
+ * @example
+ * ```ts
+ * const perMinute = new RollingRateLimiter({ client: redis, namespace: 'push:minute', interval: 60_000, maxInInterval: 10 });
+ * const spacing = new RollingRateLimiter({ client: redis, namespace: 'push:3s', interval: 3_000, maxInInterval: 1 });
+ * const push = new RateLimiterStack([perMinute, spacing]);
+ *
+ * if (await push.limit(teacherId)) return; // blocked by either tier
+ * ```
+ */
+export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
+  readonly #limiters: readonly RollingRateLimiter[];
+
+  /**
+   * @param limiters The tiers, at least one. They must keep their state in the
+   *   same place (all in memory, or all on the same Redis client), use the
+   *   same `clock`, and have distinct namespaces.
+   * @param options `onStoreError`: what to do when the store fails or does not
+   *   answer in time (see {@link StoreErrorPolicy}; a fallback is a stack, for
+   *   example of in-memory limiters with the same rules). Default `'throw'`.
+   *   The stack waits for the store as long as the longest `timeout` of its
+   *   limiters.
+   * @throws TypeError when the limiters cannot be stacked, saying why, or an option is unknown or of the wrong type
+   *   ({@link InvalidOptionTypeError}, naming it).
+   * @throws {@link UnsupportedError} when their store cannot decide before writing (redis-mock).
+   */
+  constructor(limiters: readonly RollingRateLimiter[], options: RateLimiterStackOptions<StackRateLimitInfo> = {}) {
+    const cores = RateLimiterStack.#coresOf(limiters);
+    super(assembleStack(cores, normalizeStackOptions(options), present));
+    this.#limiters = [...limiters];
+  }
+
+  /** The stacked limiters, in order. */
+  get limiters(): readonly RollingRateLimiter[] {
+    return this.#limiters;
+  }
+
+  /** The cores of `limiters`, checked to be RollingRateLimiters that can be decided together. */
+  static #coresOf(limiters: readonly RollingRateLimiter[]): LimiterCore[] {
+    if (!Array.isArray(limiters) || limiters.length === 0) {
+      throw new InvalidOptionTypeError('Expected `limiters` to be a non-empty array of RollingRateLimiter instances', 'limiters', limiters);
+    }
+    // An index loop, not map(): map() skips the holes of a sparse array.
+    const cores: LimiterCore[] = [];
+    for (let i = 0; i < limiters.length; i += 1) {
+      const core = limiters[i] instanceof RollingRateLimiter ? TieredLimiter.coreOf(limiters[i]) : undefined;
+      if (core === undefined) {
+        throw new InvalidOptionTypeError(`Expected \`limiters[${i}]\` to be a RollingRateLimiter instance`, 'limiters', limiters[i]);
+      }
+      cores.push(core);
+    }
+    return cores;
+  }
+}
+
+type LimiterCore = TieredCore<RateLimitInfo>;
+
+/** A stack's info: each tier's numbers with its rule, and the stack's own from them. */
+function present(infos: readonly RateLimitInfo[], tiers: readonly TierSpec[]): StackRateLimitInfo {
+  const tierInfos = infos.map((info, i): TierRateLimitInfo => {
+    const { namespace, rule } = tiers[i] as TierSpec;
+    return { ...info, namespace, interval: rule.intervalUs / MICROSECONDS_PER_MILLISECOND, maxInInterval: rule.maxInInterval };
+  });
+  return { ...combine(tierInfos), tiers: tierInfos };
+}
+
+/** The stack's own numbers from its tiers'. */
+function combine(infos: readonly RateLimitInfo[]): RateLimitInfo {
+  return {
+    blocked: infos.some((info) => info.blocked),
+    blockedDueToCount: infos.some((info) => info.blockedDueToCount),
+    blockedDueToMinDifference: infos.some((info) => info.blockedDueToMinDifference),
+    actionsRemaining: Math.min(...infos.map((info) => info.actionsRemaining)),
+    millisecondsUntilAllowed: Math.max(...infos.map((info) => info.millisecondsUntilAllowed)),
+  };
+}

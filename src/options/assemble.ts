@@ -1,0 +1,139 @@
+// The composition root: normalized options in, a tiered core out. The one
+// place that decides which path serves a face's calls ('memory', 'multi',
+// 'script' or 'batch'), builds its store, guards it when it is remote, and
+// raises every UnsupportedError, when the limiter or stack is built.
+
+import { localMicroseconds, millisecondsToMicroseconds, type MicrosecondClock } from '../core/clock.js';
+import { publishCircuit } from '../core/diagnostics.js';
+import { KeyBuilder } from '../core/identity.js';
+import type { RateLimitInfo } from '../core/rate-limit-info.js';
+import type { Store } from '../core/store.js';
+import { TieredCore, type TierSpec } from '../core/tiered-core.js';
+import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
+import { UnsupportedError } from '../errors/unsupported-error.js';
+import type { RedisAdapter } from '../redis/adapters/adapter.js';
+import { createAdapter } from '../redis/adapters/create-adapter.js';
+import { RedisStore, type RedisPath } from '../redis/redis-store.js';
+import type { NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
+import { GuardedStore } from '../resilience/guarded-store.js';
+import { MemoryStore } from '../stores/memory/memory-store.js';
+import type { NormalizedOptions } from './limiter-options.js';
+import { checkStackable } from './stackable.js';
+import type { NormalizedStackOptions } from './stack-options.js';
+
+/** Which way a face's decisions go: the in-process store, or Redis by plain commands, by the decide script, or in batches of script calls. */
+export type Path = 'memory' | RedisPath;
+
+/** The path for a limiter's options on `redis` (undefined: no client), or an `UnsupportedError` saying why they cannot be served. */
+export function limiterPath({ clock, useScript, countBlocked, batch }: NormalizedOptions, redis: RedisAdapter | undefined): Path {
+  if (redis === undefined) {
+    if (batch) throw new UnsupportedError(BATCH_IN_MEMORY);
+    if (clock === 'redis') throw new UnsupportedError("`clock: 'redis'` reads Redis TIME, so it needs a Redis `client`; the in-memory store uses 'local' or a function");
+    if (useScript !== undefined) throw new UnsupportedError('`useScript` chooses how Redis decides, so it needs a Redis `client`; leave it out for the in-memory store');
+    return 'memory';
+  }
+  if (batch) return batchPath(redis, useScript);
+  if (useScript === true && !redis.supportsScripts) throw new UnsupportedError(`\`useScript: true\` runs a Lua script, and ${redis.kind} cannot run scripts`);
+  if (useScript !== false && redis.supportsScripts) return 'script';
+  const needsScript = !countBlocked ? '`countBlocked: false`' : clock === 'redis' ? "`clock: 'redis'`" : undefined;
+  if (needsScript !== undefined && useScript === false) {
+    throw new UnsupportedError(`${needsScript} must decide before it writes, which on Redis takes the Lua script; \`useScript: false\` cannot serve it`);
+  }
+  if (needsScript !== undefined) {
+    throw new UnsupportedError(
+      `${needsScript} must decide before it writes, which on Redis takes a Lua script, and ${redis.kind} cannot run scripts; ` +
+        'use `countBlocked: true` with a local clock on it, or a real Redis client',
+    );
+  }
+  return 'multi';
+}
+
+/** The path of a stack over `first` (its first tier's store). */
+export function stackPath(first: Store, batch: boolean): Path {
+  if (first instanceof RedisStore) return batch ? batchPath(first.adapter, undefined) : 'script';
+  if (batch) throw new UnsupportedError(BATCH_IN_MEMORY);
+  return 'memory';
+}
+
+const BATCH_IN_MEMORY = '`batch: true` saves Redis round trips, so it needs a Redis `client`; the in-memory store decides at once';
+
+function batchPath(redis: RedisAdapter, useScript: boolean | undefined): 'batch' {
+  if (!redis.supportsScripts) throw new UnsupportedError(`\`batch: true\` sends batches of decisions as one Lua script call, and ${redis.kind} cannot run scripts`);
+  if (useScript === false) throw new UnsupportedError('`batch: true` decides with the Lua script, and `useScript: false` asks for plain commands');
+  return 'batch';
+}
+
+/** The core of one limiter with these (normalized) options. */
+export function assembleLimiter(options: NormalizedOptions): TieredCore<RateLimitInfo> {
+  const redis = options.client === undefined ? undefined : createAdapter(options.client);
+  const path = limiterPath(options, redis);
+  const store = redis === undefined ? new MemoryStore() : new RedisStore(redis, path as RedisPath);
+  const { interval, maxInInterval, minDifference, countBlocked, namespace, clock } = options;
+  const tier: TierSpec = {
+    rule: { intervalUs: millisecondsToMicroseconds(interval), maxInInterval, minDifferenceUs: millisecondsToMicroseconds(minDifference), countBlocked },
+    keys: new KeyBuilder(namespace),
+    store,
+    namespace,
+  };
+  return new TieredCore([tier], {
+    clock,
+    readClock: clock === 'redis' ? undefined : clock === 'local' ? localMicroseconds : checkedClock(clock),
+    store: guarded(store, [namespace], options.timeout, options.circuitBreaker),
+    timeoutMs: options.timeout,
+    onStoreError: options.onStoreError,
+    // A single limiter's info is its one tier's numbers.
+    present: ([info]) => info as RateLimitInfo,
+  });
+}
+
+/**
+ * The core of a stack of `cores` (each a limiter's, checked to be stackable):
+ * their tiers decided together by the stack's own store, guarded with the
+ * stack's breaker and the longest of its limiters' timeouts.
+ */
+export function assembleStack<Info extends RateLimitInfo>(
+  cores: readonly TieredCore<RateLimitInfo>[],
+  options: NormalizedStackOptions<Info>,
+  present: (infos: readonly RateLimitInfo[], tiers: readonly TierSpec[]) => Info,
+): TieredCore<Info> {
+  const tiers = cores.map((core) => core.tiers[0] as TierSpec);
+  checkStackable(tiers, cores.map((core) => core.options.clock));
+  const first = tiers[0] as TierSpec;
+  const path = stackPath(first.store, options.batch);
+  const store = first.store instanceof RedisStore ? first.store.withPath(path as RedisPath) : first.store;
+  const timeoutMs = Math.max(...cores.map((core) => core.options.timeoutMs));
+  return new TieredCore(tiers, {
+    clock: (cores[0] as TieredCore<RateLimitInfo>).options.clock,
+    readClock: (cores[0] as TieredCore<RateLimitInfo>).options.readClock,
+    store: guarded(store, tiers.map((tier) => tier.namespace), timeoutMs, options.circuitBreaker),
+    timeoutMs,
+    onStoreError: options.onStoreError,
+    present,
+  });
+}
+
+/** A Redis store behind its timeout and breakers; the in-memory store as it is (it can neither hang nor fail). */
+function guarded(store: Store, namespaces: readonly string[], timeoutMs: number, circuitBreaker: NormalizedCircuitBreakerOptions | false): Store {
+  if (store instanceof MemoryStore) return store;
+  const names = Object.freeze([...namespaces]);
+  return new GuardedStore(store, {
+    timeoutMs,
+    circuitBreaker,
+    onCircuitChange: (node, change) => publishCircuit(names, node, change.to, change.from, change.consecutiveFailures),
+  });
+}
+
+/** Wraps a user's clock so that a value that is not an integer number of microseconds is a clear error. */
+function checkedClock(clock: MicrosecondClock): MicrosecondClock {
+  return () => {
+    const now = clock();
+    if (!Number.isSafeInteger(now) || now < 0) {
+      throw new InvalidOptionTypeError(
+        `Expected \`clock\` to return a non-negative integer number of microseconds since the epoch, got \`${String(now)}\` (${typeof now})`,
+        'clock',
+        now,
+      );
+    }
+    return now;
+  };
+}
