@@ -14,9 +14,9 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { createClient } from 'redis5';
 import { InMemoryRateLimiter, IORedisRateLimiter, NodeRedisRateLimiter } from 'rolling-rate-limiter';
 import type * as Library from '../src/index.js';
-import type * as MultiPath from '../src/redis/multi-path.js';
-import type * as ScriptPath from '../src/redis/script-path.js';
-import type * as DecideScript from '../src/redis/scripts/decide-script.js';
+import type * as MultiPath from '../src/redis/decide/multi-path.js';
+import type * as ScriptPath from '../src/redis/decide/script-path.js';
+import type * as DecideScript from '../src/redis/decide/decide-script.js';
 
 /** The rules of one measurement, in rolling-rate-limiter's names (ms). */
 export interface Rules {
@@ -62,9 +62,9 @@ if (!existsSync(ENTRY) || statSync(ENTRY).mtimeMs < newest(join(ROOT, 'src'))) {
 }
 const built = <T>(path: string): T => createRequire(import.meta.url)(join(ROOT, 'dist/cjs', path)) as T;
 const { RollingRateLimiter, RateLimiterStack } = built<typeof Library>('index.js');
-const { attemptCommands } = built<typeof MultiPath>('redis/multi-path.js');
-const { appendDecision } = built<typeof ScriptPath>('redis/script-path.js');
-const { DECIDE_SCRIPT } = built<typeof DecideScript>('redis/scripts/decide-script.js');
+const { attemptCommands } = built<typeof MultiPath>('redis/decide/multi-path.js');
+const { appendDecision } = built<typeof ScriptPath>('redis/decide/script-path.js');
+const { DECIDE_SCRIPT } = built<typeof DecideScript>('redis/decide/decide-script.js');
 
 type LimiterOptions = Partial<ConstructorParameters<typeof RollingRateLimiter>[0]>;
 

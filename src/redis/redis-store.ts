@@ -3,9 +3,9 @@ import { actionRecordsKey, admittedMember } from '../core/identity.js';
 import type { RedisAdapter } from './adapters/adapter.js';
 import type { ConnectionProblem } from '../errors/timeout-error.js';
 import { readInteger } from './replies.js';
-import { attemptWithMulti, peekWithMulti } from './multi-path.js';
-import { decideWithScript } from './script-path.js';
-import { batcherFor } from './decision-batcher.js';
+import { attemptWithMulti, peekWithMulti } from './decide/multi-path.js';
+import { decideWithScript } from './decide/script-path.js';
+import { batcherFor } from './decide/decision-batcher.js';
 import type { Store, StoreDecision, Tier } from '../core/store.js';
 
 /**

@@ -9,7 +9,7 @@ import { rateLimit, type Options } from 'express-rate-limit';
 import sinon from 'sinon';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RollingWindowStore } from '../../src/http/express-rate-limit-store.js';
-import { get, serve, type RunningServer } from '../express/http-helpers.js';
+import { get, serve, type RunningServer } from './express/http-helpers.js';
 import { commandsDuring } from '../support/command-stats.js';
 import { useIORedisClient } from '../support/ioredis-client.js';
 import { uniqueNamespaces } from '../support/namespaces.js';

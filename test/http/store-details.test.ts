@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { RollingWindowStore } from '../../src/http/express-rate-limit-store.js';
 import { createClient } from 'redis5';
 import { rollingWindowStore, type FastifyRateLimitCount } from '../../src/http/fastify-store.js';
-import { get, serve, type RunningServer } from '../express/http-helpers.js';
+import { get, serve, type RunningServer } from './express/http-helpers.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { useRedis, type UsedRedis } from '../support/redis-server.js';
 

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { useRedis, type UsedRedis } from '../support/redis-server.js';
-import { get, type Seen } from '../express/http-helpers.js';
+import { get, type Seen } from './express/http-helpers.js';
 import type { StoreServerMessage } from './store-server.js';
 
 const SERVER_PATH = fileURLToPath(new URL('./store-server.ts', import.meta.url));

@@ -1,5 +1,5 @@
 // A small program that uses a limiter the way an application would and then
-// simply returns, without process.exit(): test/redis/failures-exit.test.ts
+// simply returns, without process.exit(): test/redis/failures/failures-exit.test.ts
 // runs it as `node --unhandled-rejections=strict --import tsx exit-child.ts
 // <scenario> <url>` and checks that the process exits by itself, with code 0.
 // It prints one JSON line with what it saw, then ends its work.

@@ -1,7 +1,7 @@
 // A program that lets every store call time out and then fail late, the way a
 // Redis server that froze and then died (or whose connection was closed) does,
-// on every path that calls a store: test/unit/late-store-failure.test.ts and
-// test/redis/late-store-failure.test.ts run it as
+// on every path that calls a store: test/resilience/late-store-failure.test.ts and
+// test/redis/failures/late-store-failure.test.ts run it as
 // `node --unhandled-rejections=strict --import tsx late-failure-child.ts <mode> [url]`.
 // A late failure that is not handled crashes the process (exit code 1, the
 // rejection on stderr); a handled one goes nowhere. It prints one JSON line

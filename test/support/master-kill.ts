@@ -5,7 +5,7 @@
 // took over. Each call is counted by where its id lived when the load began:
 // on a healthy master or on the one killed. Afterwards the killed node is
 // started again (it rejoins as a replica), so that the cluster can lose a
-// master again. Used by test/redis/cluster-breaker-domains.test.ts and by
+// master again. Used by test/redis/cluster/breaker-domains.test.ts and by
 // master-kill-table.ts, which prints the figures per client and batch mode.
 
 import { setTimeout as delay } from 'node:timers/promises';

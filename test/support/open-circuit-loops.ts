@@ -1,5 +1,5 @@
 // A worker whose only work is loops that await `limitWithInfo()` and nothing
-// else, as test/redis/circuit-breaker-yields.test.ts runs it:
+// else, as test/redis/failures/circuit-breaker-yields.test.ts runs it:
 // `node --import tsx open-circuit-loops.ts <url> <policy> <loops>`.
 // Every 250 ms a timer prints one JSON line: the 50 ms ticks counted so far
 // and the calls Redis decided so far. It prints `ready` once the loops run,

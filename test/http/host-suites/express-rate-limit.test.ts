@@ -9,7 +9,7 @@ import express, { type Express } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RollingWindowStore } from '../../../src/http/express-rate-limit-store.js';
-import { get, serve, type RunningServer } from '../../express/http-helpers.js';
+import { get, serve, type RunningServer } from '../express/http-helpers.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { forEachStoreBackend } from '../store-backends.js';
 

@@ -1,0 +1,147 @@
+// `batch: true`: decisions asked for in the same turn of the event loop go
+// to Redis as one call of the decide script, which decides them in call
+// order, each as if it had been sent alone. One command then serves many
+// decisions: Redis and the client pay its fixed cost once per batch.
+
+import type { StoreDecision } from '../../core/store.js';
+import type { RedisAdapter } from '../adapters/adapter.js';
+import { keySlot } from '../adapters/key-slot.js';
+import { callSizeOf, decideBatchWithScript, type ScriptDecision } from './script-path.js';
+
+/** The most decisions one script call carries. */
+export const MAX_BATCH_SIZE = 256;
+
+/**
+ * The most keys and arguments one script call carries (a decision alone may
+ * carry more): a stack of many tiers fills a call long before 256 decisions,
+ * and a command of a hundred thousand arguments is slow to build and send,
+ * and more than some clients can take at all.
+ */
+export const MAX_BATCH_ARGUMENTS = 8_192;
+
+/** The most batches out at once per slot: two keep Redis and the client busy at the same time. */
+const MAX_BATCHES_OUT = 2;
+
+interface Waiting {
+  readonly decision: ScriptDecision;
+  readonly resolve: (decision: StoreDecision) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * Collects the decisions of one Redis client and sends them in batches,
+ * keeping up to two batches out at once so that Redis decides one while the
+ * client reads the other's replies and gathers the next: a call waits only
+ * for the next microtask when fewer than two batches are out (a lone call
+ * does not wait for company), and otherwise until a batch comes back. On a
+ * Cluster a batch holds the keys of one hash slot (one id's, by its hash
+ * tag), so calls are grouped per slot, each slot with its own two.
+ */
+export class DecisionBatcher {
+  readonly #redis: RedisAdapter;
+  /** Per hash slot (one slot, 0, when the client is not a Cluster): the decisions not sent yet, and the batches out. */
+  readonly #slots = new Map<number, { waiting: Waiting[]; out: number; flushScheduled: boolean }>();
+
+  constructor(redis: RedisAdapter) {
+    this.#redis = redis;
+  }
+
+  /** Decides `decision` in the next batch of its slot. */
+  decide(decision: ScriptDecision): Promise<StoreDecision> {
+    return new Promise((resolve, reject) => {
+      const slotNumber = this.#redis.isCluster ? keySlot((decision.tiers[0] as { key: string }).key) : 0;
+      let slot = this.#slots.get(slotNumber);
+      if (slot === undefined) {
+        slot = { waiting: [], out: 0, flushScheduled: false };
+        this.#slots.set(slotNumber, slot);
+      }
+      slot.waiting.push({ decision, resolve, reject });
+      if (slot.out < MAX_BATCHES_OUT && !slot.flushScheduled) {
+        slot.flushScheduled = true;
+        const scheduled = slot;
+        queueMicrotask(() => this.#flush(slotNumber, scheduled));
+      }
+    });
+  }
+
+  /**
+   * Sends what waits in `slot`: split in two when no batch is out, so that
+   * two are; at most {@link MAX_BATCH_SIZE} decisions and
+   * {@link MAX_BATCH_ARGUMENTS} arguments per batch.
+   */
+  #flush(slotNumber: number, slot: { waiting: Waiting[]; out: number; flushScheduled: boolean }): void {
+    slot.flushScheduled = false;
+    const waiting = slot.waiting;
+    if (waiting.length === 0) return;
+    slot.waiting = [];
+    const totalArguments = waiting.reduce((sum, { decision }) => sum + callSizeOf(decision), 0);
+    const batches = Math.max(
+      Math.ceil(waiting.length / MAX_BATCH_SIZE),
+      Math.ceil(totalArguments / MAX_BATCH_ARGUMENTS),
+      Math.min(MAX_BATCHES_OUT - slot.out, waiting.length),
+    );
+    const size = Math.ceil(waiting.length / batches);
+    let batch: Waiting[] = [];
+    let batchArguments = 0;
+    for (const next of waiting) {
+      const nextArguments = callSizeOf(next.decision);
+      if (batch.length > 0 && (batch.length >= size || batchArguments + nextArguments > MAX_BATCH_ARGUMENTS)) {
+        this.#send(slotNumber, slot, batch);
+        batch = [];
+        batchArguments = 0;
+      }
+      batch.push(next);
+      batchArguments += nextArguments;
+    }
+    this.#send(slotNumber, slot, batch);
+  }
+
+  /**
+   * Sends one batch and answers each of its callers. Whatever goes wrong while
+   * sending, even a synchronous throw in the client, fails this batch's
+   * callers alone and leaves the slot free for the next batch.
+   */
+  #send(slotNumber: number, slot: { waiting: Waiting[]; out: number; flushScheduled: boolean }, batch: readonly Waiting[]): void {
+    slot.out += 1;
+    const settled = (): void => {
+      slot.out -= 1;
+      if (slot.waiting.length > 0) this.#flush(slotNumber, slot);
+      else if (slot.out === 0) this.#slots.delete(slotNumber);
+    };
+    let sent: Promise<(StoreDecision | Error)[]>;
+    try {
+      sent = decideBatchWithScript(
+        this.#redis,
+        batch.map((waiting) => waiting.decision),
+      );
+    } catch (error) {
+      sent = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    sent.then(
+      (outcomes) => {
+        settled();
+        outcomes.forEach((outcome, i) => {
+          const waiting = batch[i] as Waiting;
+          if (outcome instanceof Error) waiting.reject(outcome);
+          else waiting.resolve(outcome);
+        });
+      },
+      (error: unknown) => {
+        settled();
+        for (const waiting of batch) waiting.reject(error);
+      },
+    );
+  }
+}
+
+const batchers = new WeakMap<object, DecisionBatcher>();
+
+/** The batcher of the client behind `redis`: every `batch: true` limiter on one client shares it. */
+export function batcherFor(redis: RedisAdapter): DecisionBatcher {
+  let batcher = batchers.get(redis.client);
+  if (batcher === undefined) {
+    batcher = new DecisionBatcher(redis);
+    batchers.set(redis.client, batcher);
+  }
+  return batcher;
+}

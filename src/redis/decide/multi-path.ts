@@ -1,0 +1,116 @@
+// The MULTI path: decisions made of plain commands in one MULTI/EXEC, for
+// what can be decided without a script (one limiter that counts blocked
+// attempts, on the caller's clock, and every dry run on the caller's clock).
+// Works on any client, needs no EVAL permission.
+
+import { microsecondsToWholeMillisecondsUp } from '../../core/clock.js';
+import { decideTiers, type WindowRule, type WindowSample } from '../../core/decision-model.js';
+import { StoreError } from '../../errors/store-error.js';
+import { nextMember } from '../../core/identity.js';
+import type { RedisAdapter } from '../adapters/adapter.js';
+import type { RedisCommand } from '../adapters/client-types.js';
+import { readInteger, readScoredMembers } from '../replies.js';
+import type { StoreDecision, Tier } from '../../core/store.js';
+
+/**
+ * The reads that sample the recorded set S of one key: the newest, the
+ * (k-1)-th and the k-th newest timestamps (k = `maxInInterval`), by rank from
+ * the newest. Two ranks at most for k <= 2, three in two commands above:
+ * a few members, whatever `maxInInterval` is.
+ *
+ * Ranks are counted from the newest with ZREVRANGE and non-negative indexes:
+ * Redis clamps negative ranges past the start of a set, and redis-mock does
+ * not clamp them the same way.
+ */
+export function sampleReads(key: string, rule: WindowRule): RedisCommand[] {
+  const k = rule.maxInInterval;
+  if (k <= 2) return [['zrevrange', key, 0, k - 1, 'withscores']];
+  return [
+    ['zrevrange', key, 0, 0, 'withscores'],
+    ['zrevrange', key, k - 2, k - 1, 'withscores'],
+  ];
+}
+
+/** The sample of S from |S| and the replies of {@link sampleReads}. */
+function sampleOf(rule: WindowRule, count: number, replies: readonly unknown[]): WindowSample {
+  const k = rule.maxInInterval;
+  // The scores read, newest first: ranks 0 to k-1 when k <= 2, else ranks 0, k-2 and k-1 (fewer when S is smaller).
+  const scores = replies.flatMap((reply) => readScoredMembers(reply, 'ZREVRANGE').map((entry) => entry.score));
+  const kthAt = Math.min(k, 3) - 1;
+  return {
+    count,
+    newest: count > 0 ? scores[0] : undefined,
+    kMinus1thNewest: k >= 2 && count >= k - 1 ? scores[kthAt - 1] : undefined,
+    kthNewest: count >= k ? scores[kthAt] : undefined,
+  };
+}
+
+/**
+ * The commands of one attempt under one limiter with `countBlocked: true`
+ * (README, "How it works on Redis"). Every attempt is recorded in this mode, so the
+ * transaction needs no decision before it writes:
+ *
+ * ```
+ * ZREMRANGEBYSCORE key -inf <now - interval>       step 1: drop what left the window
+ * ZCARD            key                             |S|
+ * ZREVRANGE        key 0 0 WITHSCORES              max(S)                       } one ZREVRANGE 0 k-1
+ * ZREVRANGE        key k-2 k-1 WITHSCORES          the (k-1)-th and k-th newest } when k <= 2
+ * ZADD             key <now> <member>              record the attempt
+ * ZREMRANGEBYRANK  key 0 -(k+1)                    keep the newest k: the flood bound
+ * PEXPIRE          key <interval ms>               idle ids cost nothing
+ * ```
+ *
+ * The decision is docs/semantics.md steps 2 to 7 on that sample, by the same code every
+ * store uses. Keeping only the newest k changes no decision: the count rule,
+ * the gap rule and the wait only ever look at the newest k timestamps.
+ */
+export function attemptCommands(key: string, rule: WindowRule, now: number, member: string): RedisCommand[] {
+  return [
+    ['zremrangebyscore', key, '-inf', now - rule.intervalUs],
+    ['zcard', key],
+    ...sampleReads(key, rule),
+    ['zadd', key, now, member],
+    ['zremrangebyrank', key, 0, -(rule.maxInInterval + 1)],
+    ['pexpire', key, microsecondsToWholeMillisecondsUp(rule.intervalUs)],
+  ];
+}
+
+/** One attempt under one limiter with `countBlocked: true`, in one MULTI of {@link attemptCommands}. */
+export async function attemptWithMulti(redis: RedisAdapter, tier: Tier, now: number): Promise<StoreDecision> {
+  const { key, rule } = tier;
+  if (!rule.countBlocked) throw new StoreError('The MULTI path records every attempt; it cannot serve countBlocked: false');
+  const member = nextMember();
+  const commands = attemptCommands(key, rule, now, member);
+  const replies = await redis.transaction(commands);
+  const reads = commands.length - 5;
+  if (readInteger(replies[2 + reads], 'ZADD') !== 1) {
+    throw new StoreError(`ZADD did not add member ${member}: the member already existed`);
+  }
+  const sample = sampleOf(rule, readInteger(replies[1], 'ZCARD'), replies.slice(2, 2 + reads));
+  const decision = decideTiers([rule], now, [sample]);
+  return { now, alreadyAdmitted: false, tiers: decision.tiers };
+}
+
+/**
+ * A dry run across tiers: one read-only MULTI of, per tier, `ZCOUNT` (|S|)
+ * and the reads of {@link sampleReads}. Members older than the window may
+ * still be stored (nothing is removed); only the newest |S| count.
+ */
+export async function peekWithMulti(redis: RedisAdapter, tiers: readonly Tier[], now: number): Promise<StoreDecision> {
+  const commands: RedisCommand[] = [];
+  for (const { key, rule } of tiers) commands.push(['zcount', key, `(${now - rule.intervalUs}`, '+inf'], ...sampleReads(key, rule));
+  const replies = await redis.transaction(commands);
+  let at = 0;
+  const samples = tiers.map(({ rule }): WindowSample => {
+    const reads = rule.maxInInterval <= 2 ? 1 : 2;
+    const sample = sampleOf(rule, readInteger(replies[at], 'ZCOUNT'), replies.slice(at + 1, at + 1 + reads));
+    at += 1 + reads;
+    return sample;
+  });
+  const decision = decideTiers(
+    tiers.map((tier) => tier.rule),
+    now,
+    samples,
+  );
+  return { now, alreadyAdmitted: false, tiers: decision.tiers };
+}

@@ -1,0 +1,86 @@
+// The batcher of `batch: true` with a stubbed adapter: no script call carries
+// more than MAX_BATCH_ARGUMENTS keys and arguments (a stack of many tiers is
+// split by arguments, not only by decisions), and a client that throws while
+// a batch is sent fails that batch's callers alone: nothing escapes as an
+// uncaught exception, and the next batches go out as usual.
+
+import { expect } from 'chai';
+import sinon from 'sinon';
+import type { WindowRule } from '../../../src/core/decision-model.js';
+import type { RedisAdapter } from '../../../src/redis/adapters/adapter.js';
+import { DecisionBatcher, MAX_BATCH_ARGUMENTS } from '../../../src/redis/decide/decision-batcher.js';
+import type { ScriptDecision } from '../../../src/redis/decide/script-path.js';
+import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
+
+const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: true };
+const store = new MemoryStore();
+
+/** An attempt for `id` across `tiers` tiers. */
+const decisionOf = (id: string, tiers: number): ScriptDecision => ({
+  tiers: Array.from({ length: tiers }, (_, i) => ({ key: `tier-${i}:{${id}}`, rule, store })),
+  now: 1_800_000_000_000_000,
+  dryRun: false,
+});
+
+/** An adapter whose script calls do what `evalsha` says, recording each call's count of keys and arguments. */
+function stubAdapter(evalsha: () => Promise<unknown>): { adapter: RedisAdapter; sizes: number[] } {
+  const sizes: number[] = [];
+  const adapter: RedisAdapter = {
+    client: {},
+    kind: 'stub',
+    isCluster: false,
+    supportsScripts: true,
+    transaction: sinon.stub().rejects(new Error('not expected')),
+    evalsha: (_sha1, keys, args) => {
+      sizes.push(keys.length + args.length);
+      return evalsha();
+    },
+    eval: sinon.stub().rejects(new Error('not expected')),
+  };
+  return { adapter, sizes };
+}
+
+describe('the decision batcher (adapter stubbed)', () => {
+  it(`splits 1,024 decisions of a 100-tier stack into calls of at most ${MAX_BATCH_ARGUMENTS} keys and arguments`, async () => {
+    const { adapter, sizes } = stubAdapter(() => Promise.reject(new Error('ERR stub')));
+    const batcher = new DecisionBatcher(adapter);
+    const outcomes = await Promise.allSettled(Array.from({ length: 1_024 }, (_, i) => batcher.decide(decisionOf(`user-${i}`, 100))));
+    expect(outcomes.every((outcome) => outcome.status === 'rejected'), 'every caller answered').to.equal(true);
+    expect(sizes.reduce((sum, size) => sum + size, 0), 'every decision sent once').to.equal(1_024 * 605);
+    expect(Math.max(...sizes), 'keys and arguments in the largest call').to.be.at.most(MAX_BATCH_ARGUMENTS);
+    expect(Math.min(...sizes), 'no call is needlessly small').to.be.above(MAX_BATCH_ARGUMENTS / 4);
+  });
+
+  it('sends a decision larger than the bound alone, and the others around it in batches', async () => {
+    const { adapter, sizes } = stubAdapter(() => Promise.reject(new Error('ERR stub')));
+    const batcher = new DecisionBatcher(adapter);
+    const huge = Math.ceil(MAX_BATCH_ARGUMENTS / 6); // 6 keys and arguments per tier: more than the bound alone
+    const decisions = [decisionOf('a', 1), decisionOf('b', 1), decisionOf('c', huge), decisionOf('d', 1), decisionOf('e', 1)];
+    await Promise.allSettled(decisions.map((decision) => batcher.decide(decision)));
+    expect(sizes, 'keys and arguments per call').to.deep.equal([22, 5 + 6 * huge, 22]);
+  });
+
+  it('fails the callers of a batch whose sending throws, and sends the next batches as usual', async () => {
+    const uncaught = sinon.spy();
+    process.on('uncaughtException', uncaught);
+    try {
+      let throwing = true;
+      const { adapter } = stubAdapter(() => {
+        if (throwing) throw new RangeError('Maximum call stack size exceeded');
+        return Promise.resolve([]);
+      });
+      const batcher = new DecisionBatcher(adapter);
+      const first = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => batcher.decide(decisionOf(`user-${i}`, 1))));
+      const reasons = first.map((outcome): unknown => (outcome.status === 'rejected' ? outcome.reason : outcome.value));
+      expect(reasons.every((reason) => reason instanceof RangeError), 'every caller rejected with what the client threw').to.equal(true);
+      throwing = false;
+      // Redis answers the next batch (with a reply the decide script could not give): each caller is answered, none hangs.
+      const next = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => batcher.decide(decisionOf(`user-${i}`, 1))));
+      expect(next.map((outcome) => outcome.status)).to.deep.equal(Array<string>(20).fill('rejected'));
+      expect(String((next[0] as PromiseRejectedResult).reason)).to.match(/Unexpected reply/);
+      expect(uncaught.callCount, 'uncaught exceptions').to.equal(0);
+    } finally {
+      process.off('uncaughtException', uncaught);
+    }
+  });
+});

@@ -1,0 +1,76 @@
+// One decision's failure is that decision's alone: a key that holds a value
+// of another type fails the decisions on it, and every other decision of
+// the same script call (batch: true) is answered as if sent alone; a
+// decision that fails writes nothing. And a 1 ms window, whose key may
+// expire within the script that wrote it, never breaks a reply.
+
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { KeyBuilder } from '../../../src/core/identity.js';
+import { RateLimiterStack, RollingRateLimiter, StoreError } from '../../../src/index.js';
+import { uniqueNamespaces } from '../../support/namespaces.js';
+import { useIORedisClient } from '../../support/ioredis-client.js';
+
+describe('decision isolation in the decide script (real Redis)', () => {
+  const connection = useIORedisClient();
+  let client: Redis;
+  const namespaces = uniqueNamespaces('isolation');
+  before(() => {
+    client = connection.client;
+  });
+
+  const keyOf = (limiter: RollingRateLimiter, id: string): string => new KeyBuilder(limiter.namespace).keyFor(id);
+
+  for (const batch of [true, false]) {
+    it(`fails only the decisions on a key of another type, in ${batch ? 'a batch' : 'single calls'}`, async () => {
+      const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 3, batch });
+      const unrelated = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 3, batch });
+      await client.set(keyOf(limiter, 'poisoned'), 'a plain string');
+      const calls = Array.from({ length: 300 }, (_, i) => {
+        const [target, id] = i % 30 === 0 ? [limiter, 'poisoned'] : i % 2 === 0 ? [limiter, `user-${i % 40}`] : [unrelated, `user-${i % 40}`];
+        return target.limitWithInfo(id, i % 3 === 0 ? { actionId: `a${i}` } : undefined).then(
+          (info) => ({ id, info }),
+          (error: unknown) => ({ id, error }),
+        );
+      });
+      const outcomes = await Promise.all(calls);
+      const failed = outcomes.filter((outcome) => 'error' in outcome);
+      expect(failed.map((outcome) => outcome.id), 'only the poisoned id fails').to.deep.equal(Array<string>(10).fill('poisoned'));
+      for (const outcome of failed) {
+        expect((outcome as { error: unknown }).error).to.be.instanceOf(StoreError);
+        expect(String((outcome as { error: Error }).error.message)).to.include('WRONGTYPE');
+      }
+      // Every other id was decided exactly: 3 admitted per id (each id saw at least 3 attempts).
+      const admitted = new Map<string, number>();
+      for (const outcome of outcomes) {
+        if ('info' in outcome && !outcome.info.blocked) admitted.set(outcome.id, (admitted.get(outcome.id) ?? 0) + 1);
+      }
+      expect(Math.max(...admitted.values())).to.be.at.most(6); // one id on two limiters: 3 each
+      expect(await client.get(keyOf(limiter, 'poisoned'))).to.equal('a plain string');
+    });
+  }
+
+  it('writes nothing for a stack decision that fails on one tier', async () => {
+    const healthy = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 3 });
+    const poisoned = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 3 });
+    const stack = new RateLimiterStack([healthy, poisoned]);
+    await client.zadd(keyOf(healthy, 'user'), 1, 'old');
+    await client.sadd(keyOf(poisoned, 'user'), 'a set member');
+    const error = await stack.limit('user').catch((e: unknown) => e);
+    expect(error).to.be.instanceOf(StoreError);
+    expect(await client.zrange(keyOf(healthy, 'user'), 0, -1), 'not even step 1 ran on the healthy tier').to.deep.equal(['old']);
+  });
+
+  for (const batch of [true, false]) {
+    it(`decides 3,000 attempts with interval: 1 without a broken reply (${batch ? 'batch: true' : 'the script'})`, async function () {
+      this.timeout(60_000);
+      const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 1, maxInInterval: 2, countBlocked: false, batch });
+      let errors = 0;
+      for (let round = 0; round < 300; round += 1) {
+        const answers = await Promise.allSettled(Array.from({ length: 10 }, () => limiter.limit('fast')));
+        errors += answers.filter((answer) => answer.status === 'rejected').length;
+      }
+      expect(errors).to.equal(0);
+    });
+  }
+});

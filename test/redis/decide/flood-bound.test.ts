@@ -1,0 +1,120 @@
+// The flood bound as the README states it, measured on real Redis (the
+// decide script, batched and not, and the MULTI path) and in memory: a key
+// holds at most maxInInterval members from attempts without an action id,
+// plus the admitted actions still in the window (at most maxInInterval),
+// plus each blocked action until maxInInterval newer attempts without an
+// action id arrive. Its companion set holds a copy of the action records.
+
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { actionRecordsKey, KeyBuilder } from '../../../src/core/identity.js';
+import { RollingRateLimiter, type RollingRateLimiterOptions } from '../../../src/index.js';
+import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
+import { uniqueNamespaces } from '../../support/namespaces.js';
+import { useIORedisClient } from '../../support/ioredis-client.js';
+import { TestClock } from '../../support/test-clock.js';
+
+const MAX = 5;
+
+describe('members per key under a flood (the README bound)', () => {
+  const connection = useIORedisClient();
+  let client: Redis;
+  const namespaces = uniqueNamespaces('flood');
+  before(() => {
+    client = connection.client;
+  });
+
+  const members = async (limiter: RollingRateLimiter, id: string): Promise<{ key: number; actions: number }> => {
+    const key = new KeyBuilder(limiter.namespace).keyFor(id);
+    return { key: await client.zcard(key), actions: await client.zcard(actionRecordsKey(key)) };
+  };
+
+  for (const mode of ['the script', 'batch: true', 'useScript: false'] as const) {
+    const make = (clock: TestClock, options: Partial<RollingRateLimiterOptions> = {}): RollingRateLimiter =>
+      new RollingRateLimiter({
+        client,
+        namespace: namespaces.next(),
+        interval: 60_000,
+        maxInInterval: MAX,
+        clock: clock.read,
+        ...(mode === 'batch: true' ? { batch: true } : mode === 'useScript: false' ? { useScript: false } : {}),
+        ...options,
+      });
+
+    it(`keeps maxInInterval members for 2,000 attempts without action ids (${mode})`, async () => {
+      const clock = new TestClock();
+      const limiter = make(clock);
+      for (let i = 0; i < 2_000; i += 1) {
+        clock.advanceUs(7);
+        await limiter.limit('hot');
+      }
+      expect(await members(limiter, 'hot')).to.deep.equal({ key: MAX, actions: 0 });
+    });
+
+    if (mode === 'useScript: false') continue;
+
+    it(`keeps the admitted actions and the newest maxInInterval others under a flood of blocked attempts (${mode})`, async () => {
+      const clock = new TestClock();
+      const limiter = make(clock);
+      for (let i = 0; i < MAX; i += 1) {
+        clock.advanceUs(7);
+        expect(await limiter.limit('hot', { actionId: `job-${i}` })).to.equal(false);
+      }
+      for (let i = 0; i < 2_000; i += 1) {
+        clock.advanceUs(7);
+        await limiter.limit('hot');
+      }
+      expect(await members(limiter, 'hot')).to.deep.equal({ key: 2 * MAX, actions: MAX });
+    });
+
+    it(`drops blocked actions once maxInInterval newer attempts without an action id arrive (${mode})`, async () => {
+      const clock = new TestClock();
+      const limiter = make(clock);
+      for (let i = 0; i < MAX; i += 1) await limiter.limit('hot');
+      for (let i = 0; i < 300; i += 1) {
+        clock.advanceUs(7);
+        expect(await limiter.limit('hot', { actionId: `blocked-${i}` })).to.equal(true);
+      }
+      expect(await members(limiter, 'hot'), 'each blocked action id is kept until then').to.deep.equal({ key: MAX + 300, actions: 300 });
+      for (let i = 0; i < MAX; i += 1) {
+        clock.advanceUs(7);
+        await limiter.limit('hot');
+      }
+      expect(await members(limiter, 'hot')).to.deep.equal({ key: MAX, actions: 0 });
+    });
+  }
+
+  it('keeps the bound when the clock steps back past records the window dropped (the companion never holds them)', async () => {
+    const clock = new TestClock();
+    const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 10_000, maxInInterval: 1, clock: clock.read });
+    const start = clock.now;
+    await limiter.limit('hot', { actionId: 'x0' });
+    for (let i = 1; i <= 100; i += 1) {
+      clock.now = start + i;
+      await limiter.limit('hot', { actionId: `y${i}` });
+    }
+    clock.now = start + 10_000_200;
+    await limiter.limit('hot');
+    for (let i = 1; i <= 50; i += 1) {
+      clock.now = start + 5_000_000 + i;
+      await limiter.limit('hot');
+    }
+    expect(await members(limiter, 'hot')).to.deep.equal({ key: 1, actions: 0 });
+  });
+
+  it('holds the same bound in memory', async () => {
+    const store = new MemoryStore();
+    const rule = { intervalUs: 60_000_000, maxInInterval: MAX, minDifferenceUs: 0, countBlocked: true };
+    const tier = { key: 'hot', rule, store };
+    let now = 1_000_000_000;
+    const count = async (): Promise<number> => (await store.peek([tier], now)).tiers[0]?.after.count as number;
+    for (let i = 0; i < MAX; i += 1) await store.attempt([tier], (now += 7), `job-${i}`);
+    for (let i = 0; i < 2_000; i += 1) await store.attempt([tier], (now += 7));
+    // A dry run counts the attempt it describes.
+    expect(await count()).to.equal(2 * MAX + 1);
+    for (let i = 0; i < 300; i += 1) await store.attempt([tier], (now += 7), `blocked-${i}`);
+    expect(await count()).to.equal(2 * MAX + 300 + 1);
+    for (let i = 0; i < MAX; i += 1) await store.attempt([tier], (now += 7));
+    expect(await count()).to.equal(2 * MAX + 1);
+  });
+});

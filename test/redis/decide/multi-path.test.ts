@@ -1,0 +1,91 @@
+import { expect } from 'chai';
+import sinon from 'sinon';
+import type { WindowRule } from '../../../src/core/decision-model.js';
+import { StoreError } from '../../../src/index.js';
+import type { RedisAdapter } from '../../../src/redis/adapters/adapter.js';
+import type { RedisCommand } from '../../../src/redis/adapters/client-types.js';
+import { attemptWithMulti, peekWithMulti } from '../../../src/redis/decide/multi-path.js';
+import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
+import type { Tier } from '../../../src/core/store.js';
+
+const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 3_000_000, countBlocked: true };
+const now = 1_800_000_000_000_000;
+
+function stubAdapter(replies: unknown[] | Error): { adapter: RedisAdapter; transaction: sinon.SinonStub } {
+  const transaction = replies instanceof Error ? sinon.stub().rejects(replies) : sinon.stub().resolves(replies);
+  const unused = sinon.stub().rejects(new Error('not expected'));
+  return { adapter: { client: {}, kind: 'stub', isCluster: false, supportsScripts: true, transaction, evalsha: unused, eval: unused }, transaction };
+}
+
+const tierOf = (r: WindowRule): Tier => ({ key: 'k', rule: r, store: new MemoryStore() });
+
+describe('the MULTI path (adapter stubbed)', () => {
+  // Replies in command order: ZREMRANGEBYSCORE, ZCARD, ZREVRANGE 0 0, ZREVRANGE k-2 k-1, ZADD, ZREMRANGEBYRANK, PEXPIRE.
+  const replies = (count: number, newest: unknown[], pair: unknown[], added = 1): unknown[] => [0, count, newest, pair, added, 0, 1];
+
+  it("sends the card's MULTI: ZREMRANGEBYSCORE, ZCARD, two ZREVRANGEs, ZADD, ZREMRANGEBYRANK and PEXPIRE in ms", async () => {
+    const { adapter, transaction } = stubAdapter(replies(0, [], []));
+    await attemptWithMulti(adapter, tierOf(rule), now);
+    const commands = transaction.firstCall.args[0] as RedisCommand[];
+    expect(commands.map((command) => command[0])).to.deep.equal(['zremrangebyscore', 'zcard', 'zrevrange', 'zrevrange', 'zadd', 'zremrangebyrank', 'pexpire']);
+    expect(commands[0]).to.deep.equal(['zremrangebyscore', 'k', '-inf', now - 60_000_000]);
+    expect(commands[2]).to.deep.equal(['zrevrange', 'k', 0, 0, 'withscores']);
+    expect(commands[3]).to.deep.equal(['zrevrange', 'k', 8, 9, 'withscores']);
+    expect(commands[4]?.slice(0, 3)).to.deep.equal(['zadd', 'k', now]);
+    expect(commands[5]).to.deep.equal(['zremrangebyrank', 'k', 0, -11]);
+    expect(commands[6]).to.deep.equal(['pexpire', 'k', 60_000]);
+    expect(commands.some((command) => command[3] === -1), 'never a ZRANGE 0 -1').to.equal(false);
+  });
+
+  it('reads the newest k ranks in one ZREVRANGE when maxInInterval is 1 or 2', async () => {
+    for (const maxInInterval of [1, 2]) {
+      const { adapter, transaction } = stubAdapter([0, 0, [], 1, 0, 1]);
+      await attemptWithMulti(adapter, tierOf({ ...rule, maxInInterval }), now);
+      const ranges = (transaction.firstCall.args[0] as RedisCommand[]).filter((command) => command[0] === 'zrevrange');
+      expect(ranges).to.deep.equal([['zrevrange', 'k', 0, maxInInterval - 1, 'withscores']]);
+    }
+  });
+
+  it('never reads more than a few members, whatever maxInInterval is', async () => {
+    const { adapter, transaction } = stubAdapter(replies(0, [], []));
+    await attemptWithMulti(adapter, tierOf({ ...rule, maxInInterval: 10_000 }), now);
+    const ranges = (transaction.firstCall.args[0] as RedisCommand[]).filter((command) => command[0] === 'zrevrange');
+    for (const [, , start, stop] of ranges) expect(Number(stop) - Number(start)).to.be.at.most(1);
+  });
+
+  it('judges on S as read before the write, and describes S with the attempt added', async () => {
+    const { adapter } = stubAdapter(replies(1, ['earlier', String(now - 1_000_000)], []));
+    const [outcome] = (await attemptWithMulti(adapter, tierOf(rule), now)).tiers;
+    expect(outcome?.verdict).to.deep.equal({ blocked: true, blockedDueToCount: false, blockedDueToMinDifference: true });
+    expect(outcome?.after).to.deep.equal({ count: 2, newest: now, maxthNewest: undefined });
+  });
+
+  it('blocks by count with k recorded, and finds the k-th newest of S with the attempt added', async () => {
+    const k = rule.maxInInterval;
+    const { adapter } = stubAdapter(replies(k, ['a', String(now - 10_000_000)], ['b', String(now - 50_000_000), 'c', String(now - 55_000_000)]));
+    const [outcome] = (await attemptWithMulti(adapter, tierOf(rule), now)).tiers;
+    expect(outcome?.verdict).to.deep.equal({ blocked: true, blockedDueToCount: true, blockedDueToMinDifference: false });
+    expect(outcome?.after).to.deep.equal({ count: k + 1, newest: now, maxthNewest: now - 50_000_000 });
+  });
+
+  it('fails loudly when ZADD did not add the member', async () => {
+    const { adapter } = stubAdapter(replies(0, [], [], 0));
+    let caught: unknown;
+    await attemptWithMulti(adapter, tierOf(rule), now).catch((error: unknown) => (caught = error));
+    expect(caught).to.be.instanceOf(StoreError);
+  });
+
+  it('fails loudly on a reply it cannot read, instead of allowing', async () => {
+    const { adapter } = stubAdapter([0, 'OK', [], [], 1, 0, 1]);
+    let caught: unknown;
+    await attemptWithMulti(adapter, tierOf(rule), now).catch((error: unknown) => (caught = error));
+    expect(caught).to.be.instanceOf(StoreError);
+  });
+
+  it('reads without writing in a dry run', async () => {
+    const { adapter, transaction } = stubAdapter([0, [], []]);
+    await peekWithMulti(adapter, [tierOf(rule)], now);
+    const names = (transaction.firstCall.args[0] as RedisCommand[]).map((command) => command[0]);
+    expect(names).to.deep.equal(['zcount', 'zrevrange', 'zrevrange']);
+  });
+});

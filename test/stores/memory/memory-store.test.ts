@@ -1,0 +1,115 @@
+import { expect } from 'chai';
+import sinon from 'sinon';
+import type { WindowRule } from '../../../src/core/decision-model.js';
+import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
+
+const rule: WindowRule = { intervalUs: 1_000_000, maxInInterval: 5, minDifferenceUs: 0, countBlocked: true };
+
+describe('MemoryStore', () => {
+  it('reclaims ids not written for an interval of wall-clock time, without timers, so memory stays bounded over a million ids', async () => {
+    const wall = sinon.useFakeTimers({ now: 1_700_000_000_000, toFake: ['Date'] });
+    try {
+      const store = new MemoryStore();
+      let now = 1_000_000_000;
+      let largest = 0;
+      for (let i = 0; i < 1_000_000; i += 1) {
+        now += 10;
+        if (i % 100 === 99) wall.tick(1); // 100,000 new ids per interval of wall-clock time
+        await store.attempt([{ key: `id-${i}`, rule, store }], now);
+        largest = Math.max(largest, store.size);
+      }
+      // About one interval's worth of ids, plus the small backlog of amortized reclaiming.
+      expect(largest).to.be.at.most(100_000 + 1_000);
+      expect(store.size).to.be.at.most(100_000 + 1_000);
+    } finally {
+      wall.restore();
+    }
+  });
+
+  it('keeps an id the model still counts when the attempts\' clock jumps ahead and steps back', async () => {
+    const store = new MemoryStore();
+    const one: WindowRule = { ...rule, maxInInterval: 1 };
+    const t = 1_000_000_000;
+    await store.attempt([{ key: 'a', rule: one, store }], t);
+    // Other ids written 10 intervals later by the attempts' clock (a clock set ahead), then the clock steps back.
+    for (let i = 0; i < 200; i += 1) await store.attempt([{ key: `later-${i}`, rule: one, store }], t + 10_000_000 + i);
+    const [outcome] = (await store.attempt([{ key: 'a', rule: one, store }], t + 1)).tiers;
+    expect(outcome?.verdict.blockedDueToCount, 'still counted: forgotten only by wall-clock time, as a Redis TTL').to.equal(true);
+  });
+
+  it('keeps at most maxInInterval timestamps per id under a flood', async () => {
+    const store = new MemoryStore();
+    let now = 1_000_000_000;
+    for (let i = 0; i < 20_000; i += 1) {
+      now += 1;
+      await store.attempt([{ key: 'hot', rule, store }], now);
+    }
+    const [peek] = (await store.peek([{ key: 'hot', rule, store }], now)).tiers;
+    expect(peek?.after.count).to.equal(rule.maxInInterval + 1);
+    expect(peek?.verdict.blockedDueToCount).to.equal(true);
+  });
+
+  it('peek changes nothing', async () => {
+    const store = new MemoryStore();
+    const now = 1_000_000_000;
+    await store.peek([{ key: 'a', rule, store }], now);
+    expect(store.size).to.equal(0);
+    await store.attempt([{ key: 'a', rule, store }], now);
+    const first = await store.peek([{ key: 'a', rule, store }], now + 5);
+    const second = await store.peek([{ key: 'a', rule, store }], now + 5);
+    expect(second).to.deep.equal(first);
+  });
+
+  it('answers consistently when an id expires by the wall clock while the injected clock stands still', async () => {
+    const wall = sinon.useFakeTimers({ now: 1_700_000_000_000, toFake: ['Date'] });
+    try {
+      const store = new MemoryStore();
+      const two: WindowRule = { ...rule, maxInInterval: 2 };
+      const tier = { key: 'frozen', rule: two, store };
+      const frozen = 1_000_000_000;
+      for (let i = 0; i < 3; i += 1) await store.attempt([tier], frozen);
+      // 1.1 s of real time: the id expired (as its Redis key would), so it is decided on an empty window.
+      wall.tick(1_100);
+      const [outcome] = (await store.attempt([tier], frozen)).tiers;
+      expect(outcome?.verdict.blocked).to.equal(false);
+      expect(outcome?.after.count).to.equal(1);
+    } finally {
+      wall.restore();
+    }
+  });
+
+  for (const forget of ['clear', 'undo'] as const) {
+    it(`keeps memory flat over 300,000 cycles of limit and ${forget} on one id`, async function () {
+      this.timeout(60_000);
+      const gc = (globalThis as { gc?: () => void }).gc;
+      if (gc === undefined) throw new Error('run the tests with --expose-gc (the .mocharc.json does)');
+      const store = new MemoryStore();
+      const tier = { key: 'one', rule: { ...rule, intervalUs: 60_000_000 }, store };
+      let now = 1_000_000_000;
+      const cycle = async (i: number): Promise<void> => {
+        await store.attempt([tier], (now += 1), forget === 'undo' ? `a${i}` : undefined);
+        if (forget === 'clear') await store.clear(['one']);
+        else await store.undo(['one'], `a${i}`);
+      };
+      for (let i = 0; i < 10_000; i += 1) await cycle(i);
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      for (let i = 0; i < 300_000; i += 1) await cycle(i);
+      gc();
+      const grown = process.memoryUsage().heapUsed - before;
+      expect(grown, `heap grew by ${Math.round(grown / 1e6)} MB`).to.be.below(8_000_000);
+      expect(store.size).to.equal(1);
+    });
+  }
+
+  it('keeps no timer', async () => {
+    const clock = sinon.useFakeTimers();
+    try {
+      const store = new MemoryStore();
+      for (let i = 0; i < 100; i += 1) await store.attempt([{ key: `id-${i}`, rule, store }], 1_000_000_000 + i);
+      expect(clock.countTimers()).to.equal(0);
+    } finally {
+      clock.restore();
+    }
+  });
+});
