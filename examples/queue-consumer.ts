@@ -43,7 +43,7 @@ async function main(): Promise<void> {
 
   const worker = async (name: string): Promise<void> => {
     for (let product = queue.shift(); product !== undefined; product = queue.shift()) {
-      await uploading.run(product, () => limiter.waitUntilAllowed('seller-42', { maxWaitMs: 30_000, actionId: product }));
+      await uploading.run(product, () => limiter.waitUntilAllowed('seller-42', { maxWait: '30s', actionId: product }));
       uploadedAt.push(((admittedAtUs.get(product) ?? NaN) - startedUs) / 1000);
       if (uploadedAt.length % 10 === 0) console.log(`${String(Math.round(uploadedAt.at(-1) ?? 0)).padStart(5)} ms  ${uploadedAt.length} uploaded (last by ${name})`);
     }

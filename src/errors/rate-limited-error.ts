@@ -4,7 +4,7 @@ import { RateLimiterError } from './rate-limiter-error.js';
 /**
  * An action was not admitted, where the caller asked for an error rather than
  * a result: a function made by `wrap` with `whenLimited: 'reject'`, or
- * `waitUntilAllowed` when the wait would pass `maxWaitMs`. Carries the
+ * `waitUntilAllowed` when the wait would pass `maxWait`. Carries the
  * decision, so a caller can tell the user when to try again.
  */
 export class RateLimitedError<Info extends RateLimitInfo = RateLimitInfo> extends RateLimiterError {

@@ -81,7 +81,7 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    * that must get the work done, never faster than the limit.
    *
    * @returns The decision that admitted the action.
-   * @throws {@link RateLimitedError} (as a rejection) when admission would take longer than `maxWaitMs`.
+   * @throws {@link RateLimitedError} (as a rejection) when admission would take longer than `maxWait`.
    * @throws The signal's reason (as a rejection) when `signal` aborts.
    *
    * @example
@@ -89,7 +89,7 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    * // 16 workers sharing an API's 100 uploads per minute
    * const uploads = new RollingRateLimiter({ client: redis, namespace: 'uploads', interval: 60_000, maxInInterval: 100, countBlocked: false });
    * for await (const job of queue) {
-   *   await uploads.waitUntilAllowed(job.sellerId, { maxWaitMs: 10 * 60_000 });
+   *   await uploads.waitUntilAllowed(job.sellerId, { maxWait: '10m' });
    *   await uploadProduct(job);
    * }
    * ```

@@ -80,7 +80,7 @@ export interface RollingRateLimiterOptions {
    * 2^31 - 1) or a {@link Duration} string (`'250ms'`, `'2s'`): past it, the call rejects with a {@link TimeoutError}. Redis
    * answers a decision in well under a millisecond; two seconds means it is
    * unreachable or stalled, and a caller waiting in a request path should
-   * hear so rather than hang.
+   * hear so rather than hang. Redis only: the in-memory store answers at once.
    * @default 2000
    */
   readonly timeout?: Duration;
@@ -132,7 +132,7 @@ export interface RollingRateLimiterOptions {
   /**
    * Stops calling a store that keeps failing: after `failureThreshold`
    * consecutive store failures or timeouts, every call is decided by
-   * `onStoreError` at once (no waiting for `timeout`) for `cooldownMs`; then
+   * `onStoreError` at once (no waiting for `timeout`) for `cooldown`; then
    * one call probes the store, and a success closes the circuit. Under
    * `'throw'` an open circuit rejects with a {@link StoreError} whose code is
    * `CIRCUIT_OPEN`; under the other policies

@@ -174,5 +174,19 @@ describe('wrap', () => {
     expect(() => limiter.wrap(() => 1, {} as never)).to.throw(TypeError, /`id`/);
     expect(() => limiter.wrap(() => 1, { id: () => 'x', whenLimited: 'later' as never })).to.throw(RangeError, /`whenLimited`/);
     expect(() => limiter.wrap(() => 1, { id: () => 'x', whenLimited: 'wait', maxWaitMs: -1 })).to.throw(RangeError, /`maxWaitMs`/);
+    expect(() => limiter.wrap(() => 1, { id: () => 'x', whenLimited: 'wait', maxWait: '1 s' as never })).to.throw(TypeError, /`maxWait`/);
+    expect(() => limiter.wrap(() => 1, { id: () => 'x', maxWiat: 10 } as never)).to.throw(TypeError, /Unknown option `maxWiat`/);
+  });
+
+  it('waits at most `maxWait`, a duration, or its former name `maxWaitMs`, and refuses both at once and unknown options', async () => {
+    const limiter = new RollingRateLimiter({ namespace: 'n', interval: '1m', maxInInterval: 1, countBlocked: false });
+    await limiter.limit('id');
+    for (const options of [{ maxWait: '5s' }, { maxWaitMs: '5s' }, { maxWaitMs: 5_000 }] as const) {
+      const error = await limiter.waitUntilAllowed('id', options).catch((e: unknown) => e);
+      expect(error, JSON.stringify(options)).to.be.instanceOf(RateLimitedError);
+    }
+    expect(await limiter.waitUntilAllowed('id', { maxWait: 1, maxWaitMs: 1 }).catch((e: unknown) => e)).to.be.instanceOf(TypeError);
+    const unknown = await limiter.waitUntilAllowed('id', { maxWaittMs: 1 } as never).catch((e: unknown) => e);
+    expect((unknown as Error).message).to.match(/^Unknown option `maxWaittMs`/);
   });
 });

@@ -76,8 +76,9 @@ export class MemoryStore implements Store {
       tiers: decision.tiers.map((tierDecision, i) => {
         const tier = tiers[i] as Tier;
         if (!tierDecision.recorded) return tierDecision;
-        const entry = (stores[i] as MemoryStore).#record(tier.key, tier.rule, at, member, actionId, wallMs);
-        return { verdict: tierDecision.verdict, after: recordedWindow(entry, tier.rule) };
+        const { entry, replacedBlocked } = (stores[i] as MemoryStore).#record(tier.key, tier.rule, at, member, actionId, wallMs);
+        // The model's S' holds, but where this action's earlier blocked record was replaced: the model cannot know it was there.
+        return replacedBlocked ? { verdict: tierDecision.verdict, after: recordedWindow(entry, tier.rule) } : tierDecision;
       }),
     };
   }
@@ -147,7 +148,14 @@ export class MemoryStore implements Store {
    * and pushes back when the id is forgotten. An action is recorded once: its
    * earlier blocked record is replaced.
    */
-  #record(key: string, rule: WindowRule, now: number, member: string | undefined, actionId: string | undefined, wallMs: number): MemoryEntry {
+  #record(
+    key: string,
+    rule: WindowRule,
+    now: number,
+    member: string | undefined,
+    actionId: string | undefined,
+    wallMs: number,
+  ): { entry: MemoryEntry; replacedBlocked: boolean } {
     const expiresAt = wallMs + microsecondsToWholeMillisecondsUp(rule.intervalUs);
     let entry = this.#entries.get(key);
     if (entry === undefined) {
@@ -155,13 +163,13 @@ export class MemoryStore implements Store {
       this.#entries.set(key, entry);
       this.#expiry.add(entry, expiresAt);
     }
-    if (actionId !== undefined) removeMember(entry, blockedMember(actionId));
+    const replacedBlocked = actionId !== undefined && removeMember(entry, blockedMember(actionId));
     if (member !== undefined && entry.members === undefined) entry.members = entry.timestamps.map(() => undefined);
     const index = insertSorted(entry.timestamps, now);
     entry.members?.splice(index, 0, member);
     keepWhatDecisionsNeed(entry, rule.maxInInterval);
     entry.expiresAt = expiresAt;
-    return entry;
+    return { entry, replacedBlocked };
   }
 }
 
