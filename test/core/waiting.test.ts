@@ -174,7 +174,7 @@ describe('wrap', () => {
     expect(() => limiter.wrap(() => 1, {} as never)).to.throw(TypeError, /`id`/);
     expect(() => limiter.wrap(() => 1, { id: () => 'x', whenLimited: 'later' as never })).to.throw(RangeError, /`whenLimited`/);
     expect(() => limiter.wrap(() => 1, { id: () => 'x', whenLimited: 'wait', maxWaitMs: -1 })).to.throw(RangeError, /`maxWaitMs`/);
-    expect(() => limiter.wrap(() => 1, { id: () => 'x', whenLimited: 'wait', maxWait: '1 s' as never })).to.throw(TypeError, /`maxWait`/);
+    expect(() => limiter.wrap(() => 1, { id: () => 'x', whenLimited: 'wait', maxWait: '1 s' })).to.throw(TypeError, /`maxWait`/);
     expect(() => limiter.wrap(() => 1, { id: () => 'x', maxWiat: 10 } as never)).to.throw(TypeError, /Unknown option `maxWiat`/);
   });
 
