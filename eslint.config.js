@@ -50,7 +50,7 @@ export default tseslint.config(
   },
   {
     files: ['**/*.cjs', 'scripts/**/*.mjs'],
-    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly' } },
+    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
   },
   ...LAYERS.map(layerRule),
   {

@@ -5,8 +5,6 @@
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { extname, join, relative, resolve, sep } from 'node:path';
-import { clearTimeout, setTimeout } from 'node:timers';
-import { URL } from 'node:url';
 import puppeteer from 'puppeteer-core';
 import { findOnPath } from './system-tools.mjs';
 
