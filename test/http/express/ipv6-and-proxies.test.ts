@@ -9,9 +9,9 @@ import { expect } from 'chai';
 import express, { type Express } from 'express';
 import sinon from 'sinon';
 import { RollingRateLimiter } from '../../../src/index.js';
-import { PROXY_WARNING_CODES, rateLimit, type RateLimitOptions } from '../../../src/http/express-middleware.js';
+import { PROXY_WARNING_CODES, rateLimit, type RateLimitOptions } from '../../../src/http/express/express-middleware.js';
 import type { HttpRateLimiter } from '../../../src/http/headers.js';
-import { get, serve, type RunningServer } from './http-helpers.js';
+import { get, serve, type RunningServer } from '../http-helpers.js';
 
 const servers: RunningServer[] = [];
 

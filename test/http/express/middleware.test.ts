@@ -5,10 +5,10 @@
 import { expect } from 'chai';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import { RateLimiterStack, RollingRateLimiter, type RollingRateLimiterOptions, type StackRateLimitInfo } from '../../../src/index.js';
-import { rateLimit, type RateLimitOptions } from '../../../src/http/express-middleware.js';
+import { rateLimit, type RateLimitOptions } from '../../../src/http/express/express-middleware.js';
 import type { HttpRateLimiter } from '../../../src/http/headers.js';
 import { TestClock } from '../../support/test-clock.js';
-import { get, serve, type RunningServer } from './http-helpers.js';
+import { get, serve, type RunningServer } from '../http-helpers.js';
 
 const servers: RunningServer[] = [];
 

@@ -1,9 +1,9 @@
-import { localMicroseconds, type MicrosecondClock } from '../../core/clock.js';
-import { KeyBuilder } from '../../core/identity.js';
-import { describeValue } from '../../core/check.js';
-import { rejectUnknownOptions } from '../../core/check.js';
-import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
-import { createAdapter } from '../../redis/adapters/create-adapter.js';
+import { localMicroseconds, type MicrosecondClock } from '../../../core/clock.js';
+import { KeyBuilder } from '../../../core/identity.js';
+import { describeValue } from '../../../core/check.js';
+import { rejectUnknownOptions } from '../../../core/check.js';
+import { InvalidOptionTypeError } from '../../../errors/invalid-option-error.js';
+import { createAdapter } from '../../../redis/adapters/create-adapter.js';
 import type { HitLog } from './hit-log.js';
 import { MemoryHitLog } from './memory-hit-log.js';
 import { RedisHitLog } from './redis-hit-log.js';

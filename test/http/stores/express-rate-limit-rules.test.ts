@@ -8,11 +8,11 @@ import express, { type Express } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
 import sinon from 'sinon';
 import { setTimeout as delay } from 'node:timers/promises';
-import { RollingWindowStore } from '../../src/http/express-rate-limit-store.js';
-import { get, serve, type RunningServer } from './express/http-helpers.js';
-import { commandsDuring } from '../support/command-stats.js';
-import { useIORedisClient } from '../support/ioredis-client.js';
-import { uniqueNamespaces } from '../support/namespaces.js';
+import { RollingWindowStore } from '../../../src/http/stores/express-rate-limit-store.js';
+import { get, serve, type RunningServer } from '../http-helpers.js';
+import { commandsDuring } from '../../support/command-stats.js';
+import { useIORedisClient } from '../../support/ioredis-client.js';
+import { uniqueNamespaces } from '../../support/namespaces.js';
 import { forEachStoreBackend } from './store-backends.js';
 
 const namespaces = uniqueNamespaces('erl-rules');

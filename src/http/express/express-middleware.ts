@@ -6,12 +6,12 @@
 // `node:http` as well).
 
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import type { LimiterId } from '../core/identity.js';
-import { describeValue } from '../core/check.js';
-import { ipKey, ipWithoutPort, normalizeIpv6Subnet, type Ipv6Subnet } from './ip-key.js';
+import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
+import type { LimiterId } from '../../core/identity.js';
+import { describeValue } from '../../core/check.js';
+import { ipKey, ipWithoutPort, normalizeIpv6Subnet, type Ipv6Subnet } from '../ip-key.js';
 import { createProxyChecks, createWarnOnce, PROXY_WARNING_CODES } from './proxy-checks.js';
-import type { RateLimitInfo } from '../core/rate-limit-info.js';
+import type { RateLimitInfo } from '../../core/rate-limit-info.js';
 import {
   createRateLimitHeaders,
   retryAfterSeconds,
@@ -19,7 +19,7 @@ import {
   type InfoOf,
   type RateLimitHeaderStyle,
   type RateLimitPolicy,
-} from './headers.js';
+} from '../headers.js';
 
 export {
   createRateLimitHeaders,
@@ -34,8 +34,8 @@ export {
   type RateLimitHeaderStyle,
   type RateLimitPolicy,
   type TierStatus,
-} from './headers.js';
-export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from './ip-key.js';
+} from '../headers.js';
+export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from '../ip-key.js';
 export { PROXY_WARNING_CODES } from './proxy-checks.js';
 
 /** A response body for a blocked request: a string is sent as `text/plain`, anything else as JSON. */

@@ -6,9 +6,9 @@
 // nothing but this library.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { describeValue } from '../core/check.js';
-import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import type { RedisClient } from '../redis/adapters/client-types.js';
+import { describeValue } from '../../core/check.js';
+import { InvalidOptionRangeError, InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
+import type { RedisClient } from '../../redis/adapters/client-types.js';
 import { checkOptionNames, createHitLog, HitKeys } from './hit-log/create-hit-log.js';
 import { changeDate, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log/hit-log.js';
 

@@ -5,14 +5,14 @@
 // `{ increment: false }`), and derives per route with `child(routeOptions)`.
 // Neither Fastify nor the plugin is imported here.
 
-import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import { UnsupportedError } from '../errors/unsupported-error.js';
-import { describeValue } from '../core/check.js';
-import type { RedisClient } from '../redis/adapters/client-types.js';
+import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
+import { UnsupportedError } from '../../errors/unsupported-error.js';
+import { describeValue } from '../../core/check.js';
+import type { RedisClient } from '../../redis/adapters/client-types.js';
 import { checkOptionNames, createHitLog, HitKeys } from './hit-log/create-hit-log.js';
 import { millisecondsUntilChange, type HitCount, type HitRule } from './hit-log/hit-log.js';
 
-export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from './ip-key.js';
+export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from '../ip-key.js';
 
 /** Options of {@link rollingWindowStore}. */
 export interface FastifyRollingWindowStoreOptions {

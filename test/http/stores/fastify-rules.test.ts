@@ -9,8 +9,8 @@ import { expect } from 'chai';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fastifyRateLimit, { type FastifyRateLimitOptions } from '@fastify/rate-limit';
 import sinon from 'sinon';
-import { rollingWindowStore } from '../../src/http/fastify-store.js';
-import { uniqueNamespaces } from '../support/namespaces.js';
+import { rollingWindowStore } from '../../../src/http/stores/fastify-store.js';
+import { uniqueNamespaces } from '../../support/namespaces.js';
 import { forEachStoreBackend, type StoreBackend } from './store-backends.js';
 
 const namespaces = uniqueNamespaces('fastify-rules');

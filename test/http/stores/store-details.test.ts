@@ -9,12 +9,12 @@ import { rateLimit, type Store } from 'express-rate-limit';
 import Fastify from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { AddressInfo } from 'node:net';
-import { RollingWindowStore } from '../../src/http/express-rate-limit-store.js';
+import { RollingWindowStore } from '../../../src/http/stores/express-rate-limit-store.js';
 import { createClient } from 'redis5';
-import { rollingWindowStore, type FastifyRateLimitCount } from '../../src/http/fastify-store.js';
-import { get, serve, type RunningServer } from './express/http-helpers.js';
-import { uniqueNamespaces } from '../support/namespaces.js';
-import { useRedis, type UsedRedis } from '../support/redis-server.js';
+import { rollingWindowStore, type FastifyRateLimitCount } from '../../../src/http/stores/fastify-store.js';
+import { get, serve, type RunningServer } from '../http-helpers.js';
+import { uniqueNamespaces } from '../../support/namespaces.js';
+import { useRedis, type UsedRedis } from '../../support/redis-server.js';
 
 describe('RollingWindowStore (express-rate-limit), in memory', () => {
   const servers: RunningServer[] = [];
