@@ -117,10 +117,3 @@ forEachStoreBackend('rollingWindowStore, per-request rules', (backend) => {
     expect(Number(refused.headers['retry-after']), 'a new request waits for the third newest hit to leave: 60 s').to.equal(60);
   });
 });
-
-describe('rollingWindowStore options', () => {
-  it('refuses ipv6Subnet: key derivation is the plugin’s', () => {
-    expect(() => rollingWindowStore({ ipv6Subnet: 56 } as never)).to.throw(TypeError, /Give `ipv6Subnet` to @fastify\/rate-limit/);
-    expect(() => rollingWindowStore({ prefix: 'x' } as never)).to.throw(TypeError, /Unknown option `prefix`/);
-  });
-});

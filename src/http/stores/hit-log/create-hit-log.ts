@@ -1,24 +1,20 @@
+// The hit log a store's options ask for, and the keys of one namespace in it.
+
 import { localMicroseconds, type MicrosecondClock } from '../../../core/clock.js';
 import { KeyBuilder } from '../../../core/identity.js';
-import { describeValue } from '../../../core/check.js';
-import { rejectUnknownOptions } from '../../../core/check.js';
-import { InvalidOptionTypeError } from '../../../errors/invalid-option-error.js';
 import { createAdapter } from '../../../redis/adapters/create-adapter.js';
+import type { RedisClient } from '../../../redis/adapters/client-types.js';
 import type { HitLog } from './hit-log.js';
 import { MemoryHitLog } from './memory-hit-log.js';
 import { RedisHitLog } from './redis-hit-log.js';
 
 /**
- * The hit log for a store's `client` option: on Redis with a client, else in
- * this process's memory.
- * @throws TypeError when `client` is not an object; UnsupportedError for a client that is not supported or runs no scripts.
+ * The hit log for a store's `client` option (checked by the store's schema):
+ * on Redis with a client, else in this process's memory.
+ * @throws UnsupportedError for a client that is not supported or runs no scripts.
  */
-export function createHitLog(client: unknown, clock: MicrosecondClock = localMicroseconds): HitLog {
-  if (client === undefined) return new MemoryHitLog(clock);
-  if (typeof client !== 'object' || client === null) {
-    throw new InvalidOptionTypeError(`Expected \`client\` to be a Redis client object, got ${describeValue(client)}`, 'client', client);
-  }
-  return new RedisHitLog(createAdapter(client), clock);
+export function createHitLog(client: RedisClient | undefined, clock: MicrosecondClock = localMicroseconds): HitLog {
+  return client === undefined ? new MemoryHitLog(clock) : new RedisHitLog(createAdapter(client), clock);
 }
 
 /** The keys of one namespace, and the prefix they all start with. */
@@ -36,16 +32,4 @@ export class HitKeys {
   keyFor(key: string): string {
     return this.#keys.keyFor(key);
   }
-}
-
-/**
- * Checks that a store's options are an object with only the names it knows,
- * with the same checker and message as every other constructor.
- * @throws TypeError naming the first unknown option.
- */
-export function checkOptionNames(options: unknown, known: ReadonlySet<string>): void {
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidOptionTypeError(`Expected the options to be an object, got ${describeValue(options)}`, 'options', options);
-  }
-  rejectUnknownOptions(options, known);
 }
