@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Redis } from 'ioredis';
 import { RateLimiterStack, RollingRateLimiter } from '../src/index.js';
-import { rateLimit } from '../src/http/express-middleware.js';
+import { rateLimit } from '../src/http/express/express-middleware.js';
 
 const redisUrl = process.env.REDIS_URL;
 const client = redisUrl === undefined || redisUrl === '' ? undefined : new Redis(redisUrl, { maxRetriesPerRequest: 1 });

@@ -6,8 +6,7 @@
 // address it carries. Written with `node:net` alone: no dependency.
 
 import { isIP, isIPv4, isIPv6 } from 'node:net';
-import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import { describeValue } from '../core/check.js';
+import { either, integer, oneOf, optional, type Check } from '../core/check.js';
 
 /**
  * How much of an IPv6 address identifies one client: a prefix length from 32
@@ -19,17 +18,14 @@ export type Ipv6Subnet = number | false;
 /** The prefix length an IPv6 address is reduced to by default: a /56, what ISPs usually give one customer. */
 export const DEFAULT_IPV6_SUBNET = 56;
 
-/** Validates an `ipv6Subnet` option, filling in the default. */
-export function normalizeIpv6Subnet(value: unknown): Ipv6Subnet {
-  if (value === undefined) return DEFAULT_IPV6_SUBNET;
-  if (value === false) return false;
-  const expected = 'Expected `ipv6Subnet` to be an integer from 32 to 64, or false';
-  if (typeof value !== 'number') throw new InvalidOptionTypeError(`${expected}, got ${describeValue(value)}`, 'ipv6Subnet', value);
-  if (!Number.isInteger(value) || value < 32 || value > 64) {
-    throw new InvalidOptionRangeError(`${expected}, got ${describeValue(value)}`, 'ipv6Subnet', value);
-  }
-  return value;
-}
+/**
+ * The check of an `ipv6Subnet` option (of the middleware, and of {@link ipKey}):
+ * an integer from 32 to 64, or `false`; {@link DEFAULT_IPV6_SUBNET} when left out.
+ */
+export const ipv6SubnetOption: Check<Ipv6Subnet> = optional(
+  either(oneOf([false]), integer(32, 64), (value) => value === false),
+  DEFAULT_IPV6_SUBNET,
+);
 
 /**
  * The IP address in `address`, without a port a proxy may have written after
@@ -81,6 +77,7 @@ function ipv6Bytes(address: string): Uint8Array {
  * @param address The client IP, e.g. Express's `req.ip`.
  * @param ipv6Subnet The prefix length that identifies one IPv6 client, 32 to 64, or `false`.
  *   Default 56.
+ * @throws TypeError or RangeError when `ipv6Subnet` is neither.
  *
  * @example
  * ```ts
@@ -91,7 +88,11 @@ function ipv6Bytes(address: string): Uint8Array {
  * ```
  */
 export function ipKey(address: string, ipv6Subnet: Ipv6Subnet = DEFAULT_IPV6_SUBNET): string {
-  const subnet = normalizeIpv6Subnet(ipv6Subnet);
+  return reduceIp(address, ipv6SubnetOption(ipv6Subnet, 'ipv6Subnet'));
+}
+
+/** {@link ipKey} for an `ipv6Subnet` already checked (the middleware checks it once, not per request). */
+export function reduceIp(address: string, subnet: Ipv6Subnet): string {
   if (!isIPv6(address)) return address;
   const bytes = ipv6Bytes(address);
   const mapped = bytes.subarray(0, 10).every((byte) => byte === 0) && bytes[10] === 0xff && bytes[11] === 0xff;

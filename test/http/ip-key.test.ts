@@ -6,7 +6,7 @@ import { BlockList, isIPv4 } from 'node:net';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { ipKeyGenerator } from 'express-rate-limit';
-import { ipKey, normalizeIpv6Subnet } from '../../src/http/ip-key.js';
+import { ipKey, ipv6SubnetOption } from '../../src/http/ip-key.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../../src/index.js';
 
 describe('ipKey', () => {
@@ -42,12 +42,16 @@ describe('ipKey', () => {
   });
 
   it('validates ipv6Subnet', () => {
-    expect(normalizeIpv6Subnet(undefined)).to.equal(56);
-    expect(normalizeIpv6Subnet(false)).to.equal(false);
-    expect(() => normalizeIpv6Subnet(31)).to.throw(InvalidOptionRangeError, /ipv6Subnet.*32 to 64.*`31`/);
-    expect(() => normalizeIpv6Subnet(65)).to.throw(RangeError);
-    expect(() => normalizeIpv6Subnet(true)).to.throw(InvalidOptionTypeError, /ipv6Subnet/);
-    expect(() => normalizeIpv6Subnet('56')).to.throw(TypeError);
+    const check = (value: unknown): unknown => ipv6SubnetOption(value, 'ipv6Subnet');
+    expect(check(undefined)).to.equal(56);
+    expect(check(false)).to.equal(false);
+    expect(check(48)).to.equal(48);
+    expect(() => check(31)).to.throw(InvalidOptionRangeError, /ipv6Subnet.*32 to 64.*`31`/);
+    expect(() => check(65)).to.throw(RangeError);
+    expect(() => check(56.5)).to.throw(RangeError);
+    expect(() => check(true)).to.throw(InvalidOptionTypeError, /ipv6Subnet.*`true` \(boolean\)/);
+    expect(() => check('56')).to.throw(TypeError);
+    expect(() => ipKey('2001:db8::1', 16)).to.throw(InvalidOptionRangeError, /ipv6Subnet.*`16`/);
   });
 
   it("agrees with express-rate-limit's ipKeyGenerator and with BlockList on random addresses", () => {

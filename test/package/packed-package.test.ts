@@ -233,7 +233,7 @@ describe('the packed package, installed in throwaway projects', function () {
   /** The type tests of test/types/public-api.ts, importing the installed package instead of src/. */
   function publicApiTypeTests(): string {
     const source = readFileSync(join(REPO, 'test/types/public-api.ts'), 'utf8');
-    const rewritten = source.replace("from '../../src/index.js'", "from 'rolling-window-limiter'").replace("from '../../src/http/express-middleware.js'", "from 'rolling-window-limiter/express'");
+    const rewritten = source.replace("from '../../src/index.js'", "from 'rolling-window-limiter'").replace("from '../../src/http/express/express-middleware.js'", "from 'rolling-window-limiter/express'");
     expect(rewritten, 'both imports of test/types/public-api.ts are rewritten').to.not.match(/\.\.\/\.\.\/src\//);
     return rewritten;
   }
@@ -248,7 +248,7 @@ describe('the packed package, installed in throwaway projects', function () {
     const entries = tarballEntries(tarball);
     const outside = entries.filter((entry) => !entry.startsWith('package/dist/'));
     expect(outside).to.deep.equal(['package/CHANGELOG.md', 'package/LICENSE', 'package/README.md', 'package/package.json']);
-    const entryFiles = ['index', 'http/express-middleware', 'http/express-rate-limit-store', 'http/fastify-store'];
+    const entryFiles = ['index', 'http/express/express-middleware', 'http/stores/express-rate-limit-store', 'http/stores/fastify-store'];
     for (const file of entryFiles.flatMap((entry) => [`${entry}.js`, `${entry}.d.ts`])) {
       expect(entries, `dist/esm/${file}`).to.include(`package/dist/esm/${file}`);
       expect(entries, `dist/cjs/${file}`).to.include(`package/dist/cjs/${file}`);

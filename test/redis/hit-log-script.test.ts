@@ -4,9 +4,9 @@
 
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { MemoryHitLog } from '../../src/http/hit-log/memory-hit-log.js';
-import { RedisHitLog } from '../../src/http/hit-log/redis-hit-log.js';
-import type { HitLog, HitRule } from '../../src/http/hit-log/hit-log.js';
+import { MemoryHitLog } from '../../src/http/stores/hit-log/memory-hit-log.js';
+import { RedisHitLog } from '../../src/http/stores/hit-log/redis-hit-log.js';
+import type { HitLog, HitRule } from '../../src/http/stores/hit-log/hit-log.js';
 import { createAdapter } from '../../src/redis/adapters/create-adapter.js';
 import { HIT_LOG_SCRIPT } from '../../src/redis/scripts/hit-log-script.js';
 import { useIORedisClient } from '../support/ioredis-client.js';

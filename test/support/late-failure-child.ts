@@ -18,7 +18,7 @@
 import { createInterface } from 'node:readline';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { rateLimit } from '../../src/http/express-middleware.js';
+import { rateLimit } from '../../src/http/express/express-middleware.js';
 import {
   RateLimiterStack,
   RollingRateLimiter,

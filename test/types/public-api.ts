@@ -26,7 +26,7 @@ import {
   type StoreFailure,
   type TierRateLimitInfo,
 } from '../../src/index.js';
-import { createRateLimitHeaders, rateLimit, retryAfterSeconds, type InfoOf, type RateLimitOptions } from '../../src/http/express-middleware.js';
+import { createRateLimitHeaders, rateLimit, retryAfterSeconds, type InfoOf, type RateLimitOptions } from '../../src/http/express/express-middleware.js';
 
 /** True when `A` and `B` are the same type (not merely assignable). */
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;

@@ -1,7 +1,7 @@
 import { defineScript } from './redis-script.js';
 
 /**
- * The hit log of the HTTP stores (src/http/hit-log): every request to a key
+ * The hit log of the HTTP stores (src/http/stores/hit-log): every request to a key
  * is one hit, blocked ones too, and each request is judged by its own rule
  * (a window and a limit), whatever rules the other requests to the key had.
  * Records a hit (or only reads) and answers, in the same call, how many hits

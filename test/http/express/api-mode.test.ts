@@ -7,8 +7,8 @@
 import { expect } from 'chai';
 import express from 'express';
 import { RollingRateLimiter } from '../../../src/index.js';
-import { rateLimit } from '../../../src/http/express-middleware.js';
-import { get, serve, type RunningServer } from './http-helpers.js';
+import { rateLimit } from '../../../src/http/express/express-middleware.js';
+import { get, serve, type RunningServer } from '../http-helpers.js';
 
 describe('rateLimit (Express): the mode for an API', () => {
   const servers: RunningServer[] = [];

@@ -4,9 +4,9 @@
 import { expect } from 'chai';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RateLimiterStack, RollingRateLimiter } from '../../../src/index.js';
-import { createRateLimitHeaders, retryAfterSeconds } from '../../../src/http/express-middleware.js';
+import { createRateLimitHeaders, retryAfterSeconds } from '../../../src/http/express/express-middleware.js';
 import { TestClock } from '../../support/test-clock.js';
-import { get, serve, type RunningServer } from './http-helpers.js';
+import { get, serve, type RunningServer } from '../http-helpers.js';
 
 describe('the header helpers on plain node:http', () => {
   let server: RunningServer | undefined;

@@ -6,12 +6,12 @@ import { expect } from 'chai';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import { Redis } from 'ioredis';
 import { RateLimiterStack, RollingRateLimiter, isRateLimiterError, type RateLimitInfo, type RollingRateLimiterOptions } from '../../../src/index.js';
-import { rateLimit, type RateLimitOptions } from '../../../src/http/express-middleware.js';
-import type { HttpRateLimiter } from '../../../src/http/headers.js';
+import { rateLimit, type RateLimitOptions } from '../../../src/http/express/express-middleware.js';
+import type { HttpRateLimiter } from '../../../src/http/policies.js';
 import { findFreeLoopbackPort } from '../../support/free-port.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useRedis, type UsedRedis } from '../../support/redis-server.js';
-import { get, serve, type RunningServer } from './http-helpers.js';
+import { get, serve, type RunningServer } from '../http-helpers.js';
 
 const namespaces = uniqueNamespaces('express');
 const servers: RunningServer[] = [];

@@ -8,10 +8,10 @@ import { expect } from 'chai';
 import express, { type Express } from 'express';
 import { rateLimit, type Options } from 'express-rate-limit';
 import { setTimeout as delay } from 'node:timers/promises';
-import { RollingWindowStore } from '../../../src/http/express-rate-limit-store.js';
-import { get, serve, type RunningServer } from '../express/http-helpers.js';
+import { RollingWindowStore } from '../../../src/http/stores/express-rate-limit-store.js';
+import { get, serve, type RunningServer } from '../http-helpers.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
-import { forEachStoreBackend } from '../store-backends.js';
+import { forEachStoreBackend } from '../stores/store-backends.js';
 
 const namespaces = uniqueNamespaces('erl-host');
 const SETTLE_MS = 30;

@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import { after, afterEach, mock } from 'node:test';
 import { Redis } from 'ioredis';
-import { rollingWindowStore } from '../../../src/http/fastify-store.js';
+import { rollingWindowStore } from '../../../src/http/stores/fastify-store.js';
 
 type Plugin = ((instance: unknown, options: Record<string, unknown>) => Promise<void>) & Record<string | symbol, unknown>;
 

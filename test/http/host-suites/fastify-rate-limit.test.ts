@@ -8,9 +8,9 @@ import { expect } from 'chai';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fastifyRateLimit, { type FastifyRateLimitOptions } from '@fastify/rate-limit';
 import { setTimeout as delay } from 'node:timers/promises';
-import { rollingWindowStore } from '../../../src/http/fastify-store.js';
+import { rollingWindowStore } from '../../../src/http/stores/fastify-store.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
-import { forEachStoreBackend } from '../store-backends.js';
+import { forEachStoreBackend } from '../stores/store-backends.js';
 
 const namespaces = uniqueNamespaces('fastify-host');
 

@@ -2,8 +2,8 @@
 // binding tier.
 
 import { expect } from 'chai';
-import { RateLimiterStack, RollingRateLimiter, type RateLimitInfo } from '../../../src/index.js';
-import { createRateLimitHeaders, policiesOf, retryAfterSeconds, tierStatuses, toStructuredString } from '../../../src/http/express-middleware.js';
+import { RateLimiterStack, RollingRateLimiter, type RateLimitInfo } from '../../src/index.js';
+import { createRateLimitHeaders, policiesOf, retryAfterSeconds, tierStatuses, toStructuredString } from '../../src/http/express/express-middleware.js';
 
 function info(fields: Partial<RateLimitInfo>): RateLimitInfo {
   return { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false, actionsRemaining: 0, millisecondsUntilAllowed: 0, ...fields };

@@ -1,10 +1,10 @@
-import type { MicrosecondClock } from '../../core/clock.js';
-import { nextMember } from '../../core/identity.js';
-import { UnsupportedError } from '../../errors/unsupported-error.js';
-import type { RedisAdapter } from '../../redis/adapters/adapter.js';
-import { HIT_LOG_SCRIPT } from '../../redis/scripts/hit-log-script.js';
-import { runScript } from '../../redis/scripts/run-script.js';
-import { callStore } from '../../resilience/store-call.js';
+import type { MicrosecondClock } from '../../../core/clock.js';
+import { nextMember } from '../../../core/identity.js';
+import { UnsupportedError } from '../../../errors/unsupported-error.js';
+import type { RedisAdapter } from '../../../redis/adapters/adapter.js';
+import { HIT_LOG_SCRIPT } from '../../../redis/scripts/hit-log-script.js';
+import { runScript } from '../../../redis/scripts/run-script.js';
+import { callStore } from '../../../resilience/store-call.js';
 import { RULES_KEY_SUFFIX, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
 
 /** How long one call may take before it fails with a TimeoutError (the library's default `timeout`). */

@@ -1,6 +1,6 @@
 // The three HTTP integrations over real HTTP: this library's Express
 // middleware, and its stores for express-rate-limit and @fastify/rate-limit.
-// For each, two server processes (test/http/store-server.ts) share one real
+// For each, two server processes (test/http/stores/store-server.ts) share one real
 // redis-server, and a client sends a short schedule to both in turn. The
 // schedule tells an exact rolling window from a fixed one: after the first
 // request of a window has aged out, but not the ones after it, a fixed window
@@ -11,9 +11,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { uniqueNamespaces } from '../support/namespaces.js';
-import { useRedis, type UsedRedis } from '../support/redis-server.js';
-import { get, type Seen } from './express/http-helpers.js';
+import { uniqueNamespaces } from '../../support/namespaces.js';
+import { useRedis, type UsedRedis } from '../../support/redis-server.js';
+import { get, type Seen } from '../http-helpers.js';
 import type { StoreServerMessage } from './store-server.js';
 
 const SERVER_PATH = fileURLToPath(new URL('./store-server.ts', import.meta.url));

@@ -9,8 +9,8 @@ import { expect } from 'chai';
 import Fastify, { type FastifyInstance } from 'fastify';
 import fastifyRateLimit, { type FastifyRateLimitOptions } from '@fastify/rate-limit';
 import sinon from 'sinon';
-import { rollingWindowStore } from '../../src/http/fastify-store.js';
-import { uniqueNamespaces } from '../support/namespaces.js';
+import { rollingWindowStore } from '../../../src/http/stores/fastify-store.js';
+import { uniqueNamespaces } from '../../support/namespaces.js';
 import { forEachStoreBackend, type StoreBackend } from './store-backends.js';
 
 const namespaces = uniqueNamespaces('fastify-rules');
@@ -115,12 +115,5 @@ forEachStoreBackend('rollingWindowStore, per-request rules', (backend) => {
     const refused = await fastify.inject({ url: '/' });
     // Every hit counts: the admitted and the refused hit at 20 s and this one are the newest 3.
     expect(Number(refused.headers['retry-after']), 'a new request waits for the third newest hit to leave: 60 s').to.equal(60);
-  });
-});
-
-describe('rollingWindowStore options', () => {
-  it('refuses ipv6Subnet: key derivation is the plugin’s', () => {
-    expect(() => rollingWindowStore({ ipv6Subnet: 56 } as never)).to.throw(TypeError, /Give `ipv6Subnet` to @fastify\/rate-limit/);
-    expect(() => rollingWindowStore({ prefix: 'x' } as never)).to.throw(TypeError, /Unknown option `prefix`/);
   });
 });

@@ -73,13 +73,3 @@ export function countOf(times: readonly number[], nowUs: number, rule: HitRule, 
   const changesAtUs = count > 0 ? times[times.length - k] : undefined;
   return { count, changesAtUs: changesAtUs === undefined ? undefined : changesAtUs + rule.windowUs, nowUs };
 }
-
-/** Milliseconds from `count.nowUs` until `count.changesAtUs`, rounded up; 0 when nothing is counted. */
-export function millisecondsUntilChange(count: HitCount): number {
-  return count.changesAtUs === undefined ? 0 : Math.max(0, Math.ceil((count.changesAtUs - count.nowUs) / 1000));
-}
-
-/** `count.changesAtUs` as a date (rounded up to the millisecond), or undefined. */
-export function changeDate(count: HitCount): Date | undefined {
-  return count.changesAtUs === undefined ? undefined : new Date(Math.ceil(count.changesAtUs / 1000));
-}

@@ -6,11 +6,12 @@
 // nothing but this library.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { describeValue } from '../core/check.js';
-import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import type { RedisClient } from '../redis/adapters/client-types.js';
-import { checkOptionNames, createHitLog, HitKeys } from './hit-log/create-hit-log.js';
-import { changeDate, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log/hit-log.js';
+import { either, func, integer, MAX_INTEGER, MAX_MILLISECONDS, normalize, numberIn, object, optional, string } from '../../core/check.js';
+import { InvalidOptionRangeError } from '../../errors/invalid-option-error.js';
+import type { RedisClient } from '../../redis/adapters/client-types.js';
+import { createHitLog, HitKeys } from './hit-log/create-hit-log.js';
+import type { HitLog, HitRule, RecordedHit } from './hit-log/hit-log.js';
+import { hitRule, windowCount, type WindowCount } from './window-count.js';
 
 /** Options of {@link RollingWindowStore}. */
 export interface RollingWindowStoreOptions {
@@ -69,10 +70,16 @@ interface PendingHit {
 const pendingHits = new AsyncLocalStorage<PendingHit>();
 /** Prefixes in use per Redis client in this process. */
 const prefixesInUse = new WeakMap<object, Set<string>>();
-const DEFAULT_PREFIX = 'rl:';
-/** The options of {@link RollingWindowStore}. */
-const STORE_OPTIONS: ReadonlySet<string> = new Set(['client', 'prefix', 'maxLimit']);
-const DEFAULT_MAX_LIMIT = 1000;
+/** The defaults of {@link RollingWindowStoreOptions}. */
+const STORE_DEFAULTS = Object.freeze({ prefix: 'rl:', maxLimit: 1000 });
+const STORE_SCHEMA = {
+  client: optional(object<RedisClient>('a Redis client object'), undefined),
+  prefix: optional(string, STORE_DEFAULTS.prefix),
+  maxLimit: optional(integer(0, MAX_INTEGER), STORE_DEFAULTS.maxLimit),
+};
+/** The checks of the fields of express-rate-limit's options that the store reads in `init`. */
+const windowMsCheck = numberIn(1, MAX_MILLISECONDS);
+const limitCheck = either(func<(...args: never[]) => unknown>(), integer(0, MAX_INTEGER), (value) => typeof value === 'function');
 
 /**
  * A store for express-rate-limit (tested with version 8) that counts an exact
@@ -116,42 +123,32 @@ export class RollingWindowStore {
 
   /**
    * @param options See {@link RollingWindowStoreOptions}.
-   * @throws TypeError when an option has the wrong type or is unknown; RangeError for a `maxLimit` below 0, or a
+   * @throws TypeError when an option has the wrong type or is unknown; RangeError for a `maxLimit` out of range (0 to 2^31 - 1), or a
    * prefix that another store in this process already uses on the same client.
    */
   constructor(options: RollingWindowStoreOptions = {}) {
-    checkOptionNames(options, STORE_OPTIONS);
-    const prefix = options.prefix ?? DEFAULT_PREFIX;
-    if (typeof prefix !== 'string') throw new InvalidOptionTypeError(`Expected \`prefix\` to be a string, got ${describeValue(prefix)}`, 'prefix', prefix);
-    const maxLimit = options.maxLimit ?? DEFAULT_MAX_LIMIT;
-    if (typeof maxLimit !== 'number' || !Number.isSafeInteger(maxLimit) || maxLimit < 0) {
-      throw new InvalidOptionRangeError(`Expected \`maxLimit\` to be an integer >= 0, got ${describeValue(maxLimit)}`, 'maxLimit', maxLimit);
-    }
-    this.#log = createHitLog(options.client);
-    if (options.client !== undefined) claimPrefix(options.client, prefix);
+    const { client, prefix, maxLimit } = normalize(options, STORE_SCHEMA, 'the options', { allowMissing: true });
+    this.#log = createHitLog(client);
+    if (client !== undefined) claimPrefix(client, prefix);
     this.prefix = prefix;
     this.#keys = new HitKeys(prefix);
     this.#maxLimit = maxLimit;
-    this.#client = options.client;
-    this.localKeys = options.client === undefined;
+    this.#client = client;
+    this.localKeys = client === undefined;
   }
 
   /**
    * Called by express-rate-limit with its options: takes `windowMs`, and
    * `limit` when it is a number (a function: see {@link RollingWindowStoreOptions.maxLimit}).
-   * @throws TypeError for a `windowMs` or `limit` of the wrong type (express-rate-limit logs it; requests then fail with it).
+   * @throws TypeError for a `windowMs` or `limit` of the wrong type, RangeError for one out of range (express-rate-limit
+   * logs it; requests then fail with it).
    */
   init(options: ExpressRateLimitOptions): void {
-    const { windowMs, limit } = options;
     try {
-      if (typeof windowMs !== 'number' || !(windowMs >= 1) || !Number.isFinite(windowMs)) {
-        throw new InvalidOptionTypeError(`RollingWindowStore needs \`windowMs\` to be a number of milliseconds >= 1, got ${describeValue(windowMs)}`, 'windowMs', windowMs);
-      }
-      if (typeof limit !== 'function' && (typeof limit !== 'number' || !Number.isSafeInteger(limit) || limit < 0)) {
-        throw new InvalidOptionTypeError(`RollingWindowStore needs \`limit\` to be a whole number or a function, got ${describeValue(limit)}`, 'limit', limit);
-      }
+      const windowMs = windowMsCheck(options.windowMs, 'windowMs');
+      const limit = limitCheck(options.limit, 'limit');
       this.#givesBack = options.skipFailedRequests === true || options.skipSuccessfulRequests === true;
-      this.#rule = { windowUs: Math.ceil(windowMs) * 1000, limit: typeof limit === 'number' ? limit : this.#maxLimit };
+      this.#rule = hitRule(windowMs, typeof limit === 'number' ? limit : this.#maxLimit);
     } catch (error) {
       this.#initError = error as Error;
       throw error;
@@ -172,13 +169,13 @@ export class RollingWindowStore {
     const rule = this.#ruleOrThrow();
     const hit = this.#log.hit(this.#keys.keyFor(key), rule);
     if (this.#givesBack) pendingHits.enterWith({ store: this, key, hit, givenBack: false });
-    return infoOf(await hit);
+    return infoOf(windowCount(await hit));
   }
 
   /** The hits of `key` in the window and when the oldest of them leaves (which drops the count); writes nothing. */
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
     const count = await this.#log.read(this.#keys.keyFor(key), this.#ruleOrThrow());
-    return count.count === 0 ? undefined : infoOf(count);
+    return count.count === 0 ? undefined : infoOf(windowCount(count));
   }
 
   /**
@@ -212,8 +209,9 @@ export class RollingWindowStore {
   }
 }
 
-function infoOf(count: HitCount): ClientRateLimitInfo {
-  return { totalHits: count.count, resetTime: changeDate(count) };
+/** express-rate-limit's view of an answer: the reset as a moment. */
+function infoOf({ count, reset }: WindowCount): ClientRateLimitInfo {
+  return { totalHits: count, resetTime: reset === undefined ? undefined : new Date(reset.atMs) };
 }
 
 /** Refuses a second store with `prefix` on `client` in this process: two limiters would count each other's hits. */

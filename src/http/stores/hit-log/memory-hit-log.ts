@@ -1,5 +1,5 @@
-import type { MicrosecondClock } from '../../core/clock.js';
-import { nextMember } from '../../core/identity.js';
+import type { MicrosecondClock } from '../../../core/clock.js';
+import { nextMember } from '../../../core/identity.js';
 import { countOf, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
 
 /** One key's hits, oldest first, and what any rule used on it needs kept. */

@@ -1,4 +1,4 @@
-// A child process for the HTTP integration tests (test/http/stores.test.ts):
+// A child process for the HTTP integration tests (test/http/stores/two-processes.test.ts):
 // one web server, on 127.0.0.1 and a free port, rate-limited on the Redis at
 // the given URL by this library's Express middleware (`express`), by
 // express-rate-limit with RollingWindowStore, or by @fastify/rate-limit with
@@ -15,10 +15,10 @@ import { rateLimit } from 'express-rate-limit';
 import Fastify from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
 import type { AddressInfo } from 'node:net';
-import { RollingRateLimiter } from '../../src/index.js';
-import { rateLimit as rollingRateLimit } from '../../src/http/express-middleware.js';
-import { RollingWindowStore } from '../../src/http/express-rate-limit-store.js';
-import { rollingWindowStore } from '../../src/http/fastify-store.js';
+import { RollingRateLimiter } from '../../../src/index.js';
+import { rateLimit as rollingRateLimit } from '../../../src/http/express/express-middleware.js';
+import { RollingWindowStore } from '../../../src/http/stores/express-rate-limit-store.js';
+import { rollingWindowStore } from '../../../src/http/stores/fastify-store.js';
 
 const [kind, redisUrl, prefix = 'rl:', windowText, limitText] = process.argv.slice(2);
 const windowMs = Number(windowText);

@@ -5,14 +5,15 @@
 // `{ increment: false }`), and derives per route with `child(routeOptions)`.
 // Neither Fastify nor the plugin is imported here.
 
-import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import { UnsupportedError } from '../errors/unsupported-error.js';
-import { describeValue } from '../core/check.js';
-import type { RedisClient } from '../redis/adapters/client-types.js';
-import { checkOptionNames, createHitLog, HitKeys } from './hit-log/create-hit-log.js';
-import { millisecondsUntilChange, type HitCount, type HitRule } from './hit-log/hit-log.js';
+import { MAX_MILLISECONDS, normalize, numberIn, object, optional, string } from '../../core/check.js';
+import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
+import { UnsupportedError } from '../../errors/unsupported-error.js';
+import type { RedisClient } from '../../redis/adapters/client-types.js';
+import { createHitLog, HitKeys } from './hit-log/create-hit-log.js';
+import type { HitCount, HitRule } from './hit-log/hit-log.js';
+import { hitRule, windowCount } from './window-count.js';
 
-export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from './ip-key.js';
+export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from '../ip-key.js';
 
 /** Options of {@link rollingWindowStore}. */
 export interface FastifyRollingWindowStoreOptions {
@@ -77,9 +78,15 @@ export interface RollingWindowFastifyStore {
 /** The class @fastify/rate-limit's `store` option takes. */
 export type RollingWindowFastifyStoreClass = new (pluginOptions?: object) => RollingWindowFastifyStore;
 
-const DEFAULT_NAMESPACE = 'fastify-rate-limit-';
-/** The options of {@link rollingWindowStore}. */
-const STORE_OPTIONS: ReadonlySet<string> = new Set(['client', 'namespace']);
+/** The defaults of {@link FastifyRollingWindowStoreOptions}. */
+const FASTIFY_STORE_DEFAULTS = Object.freeze({ namespace: 'fastify-rate-limit-' });
+const FASTIFY_STORE_SCHEMA = {
+  client: optional(object<RedisClient>('a Redis client object'), undefined),
+  namespace: optional(string, FASTIFY_STORE_DEFAULTS.namespace),
+};
+/** The checks of the window (ms) and `max` the plugin hands the store with each request. */
+const timeWindowCheck = numberIn(0, MAX_MILLISECONDS);
+const maxCheck = numberIn(0, Number.MAX_SAFE_INTEGER);
 
 /**
  * Makes a store for @fastify/rate-limit (tested with version 11 on Fastify 5) that counts an
@@ -114,19 +121,17 @@ const STORE_OPTIONS: ReadonlySet<string> = new Set(['client', 'namespace']);
  * @throws TypeError when an option has the wrong type or is unknown.
  */
 export function rollingWindowStore(options: FastifyRollingWindowStoreOptions = {}): RollingWindowFastifyStoreClass {
-  if (typeof options === 'object' && options !== null && 'ipv6Subnet' in options) {
+  // A former option, refused with where it belongs rather than as merely unknown.
+  const ipv6Subnet = (options as { ipv6Subnet?: unknown } | null | undefined)?.ipv6Subnet;
+  if (ipv6Subnet !== undefined) {
     throw new InvalidOptionTypeError(
       'rollingWindowStore no longer takes `ipv6Subnet`: the store counts the key the plugin hands it. Give `ipv6Subnet` to @fastify/rate-limit instead (its default key cuts IPv6 to a /64)',
       'ipv6Subnet',
-      (options as { ipv6Subnet?: unknown }).ipv6Subnet,
+      ipv6Subnet,
     );
   }
-  checkOptionNames(options, STORE_OPTIONS);
-  const log = createHitLog(options.client);
-  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
-  if (typeof namespace !== 'string') {
-    throw new InvalidOptionTypeError(`Expected \`namespace\` to be a string, got ${describeValue(namespace)}`, 'namespace', namespace);
-  }
+  const { client, namespace } = normalize(options, FASTIFY_STORE_SCHEMA, 'the options', { allowMissing: true });
+  const log = createHitLog(client);
 
   class Store implements RollingWindowFastifyStore {
     readonly #namespace: string;
@@ -156,25 +161,21 @@ export function rollingWindowStore(options: FastifyRollingWindowStoreOptions = {
   return Store;
 }
 
-/** The rule of one request as the plugin hands it: a window of at least 1 ms, a whole `max` of at least 0. */
-function ruleOf(timeWindow: number, max: number): HitRule {
-  if (typeof timeWindow !== 'number' || !Number.isFinite(timeWindow) || typeof max !== 'number' || !Number.isFinite(max) || max < 0) {
-    throw new TypeError(`rollingWindowStore needs a finite \`timeWindow\` (ms) and a finite \`max\` >= 0 for each request, got ${describeValue(timeWindow)} and ${describeValue(max)}`);
-  }
-  return { windowUs: Math.max(1, Math.ceil(timeWindow)) * 1000, limit: Math.floor(max) };
-}
-
 /** Counts under the request's rule and hands the outcome to a Node-style callback, as the plugin expects. */
 function answer(count: (rule: HitRule) => Promise<HitCount>, timeWindow: number, max: number, callback: FastifyRateLimitCallback): void {
   let promise: Promise<HitCount>;
   try {
-    promise = count(ruleOf(timeWindow, max));
+    promise = count(hitRule(timeWindowCheck(timeWindow, 'timeWindow'), maxCheck(max, 'max')));
   } catch (error) {
     callback(error as Error);
     return;
   }
   promise.then(
-    (result) => callback(null, { current: result.count, ttl: millisecondsUntilChange(result) }),
+    (result) => {
+      // @fastify/rate-limit's view of an answer: the reset as a wait.
+      const { count: current, reset } = windowCount(result);
+      callback(null, { current, ttl: reset?.inMs ?? 0 });
+    },
     (error: unknown) => callback(error instanceof Error ? error : new Error(String(error))),
   );
 }

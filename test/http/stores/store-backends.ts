@@ -4,8 +4,8 @@
 
 import { Redis } from 'ioredis';
 import { createClient } from 'redis5';
-import type { RedisClient } from '../../src/redis/adapters/client-types.js';
-import { useRedis, type UsedRedis } from '../support/redis-server.js';
+import type { RedisClient } from '../../../src/redis/adapters/client-types.js';
+import { useRedis, type UsedRedis } from '../../support/redis-server.js';
 
 /** One backend: its name, and its client once the `before` hook has run (undefined for memory). */
 export interface StoreBackend {

@@ -1,0 +1,146 @@
+// The options of the Express middleware: their types with the documentation
+// users read, their defaults, and the schema that checks them
+// (core/check.ts), once, when the middleware is made.
+
+import type { NextFunction, Request, Response } from 'express';
+import { boolean, either, func, normalize, object, optional, string, type Check, type Normalized } from '../../core/check.js';
+import type { LimiterId } from '../../core/identity.js';
+import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
+import { HEADER_DEFAULTS, HEADER_SCHEMA, type RateLimitHeaderStyle } from '../headers.js';
+import { DEFAULT_IPV6_SUBNET, ipv6SubnetOption, type Ipv6Subnet } from '../ip-key.js';
+import { httpLimiter, type HttpRateLimiter, type InfoOf, type RateLimitPolicy } from '../policies.js';
+
+/** A response body for a blocked request: a string is sent as `text/plain`, anything else as JSON. */
+export type RateLimitMessage = string | object;
+
+/** Makes the body of a 429 from the request and the decision. */
+export type RateLimitMessageFunction<Limiter extends HttpRateLimiter = HttpRateLimiter> = (
+  req: Request,
+  info: InfoOf<Limiter>,
+) => RateLimitMessage | Promise<RateLimitMessage>;
+
+/** The id of a request, as the `key` option finds it. */
+export type RateLimitKey = (req: Request) => LimiterId | null | undefined | Promise<LimiterId | null | undefined>;
+
+/** Options of {@link rateLimit}. */
+export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimiter> {
+  /**
+   * What decides: a {@link rolling-window-limiter!RollingRateLimiter | RollingRateLimiter}, or a
+   * {@link rolling-window-limiter!RateLimiterStack | RateLimiterStack}
+   * whose tiers are all enforced (and all announced in `RateLimit-Policy`).
+   * Its `onStoreError` policy decides what a store failure does (see
+   * {@link rateLimit}).
+   */
+  readonly limiter: Limiter;
+  /**
+   * The id to limit a request by. Default: the client's IP address, `req.ip`,
+   * as {@link ipKey} reduces it: an IPv6 address to its `/56` prefix (see
+   * `ipv6Subnet`), an IPv4-mapped IPv6 address to its IPv4 address. A port
+   * that a proxy wrote with the address is dropped (`203.0.113.7:5678`,
+   * `[2001:db8::1]:443`); a `req.ip` that is not an IP address even then is
+   * refused: the request goes to `next(error)` with a `TypeError` (a 500),
+   * and a warning with the code `RATE_LIMITER_INVALID_IP` is emitted once
+   * (unless `validate` is `false`).
+   *
+   * Behind a reverse proxy or load balancer, `req.ip` is the proxy's address
+   * unless Express is told to trust it, e.g. `app.set('trust proxy', 1)` for
+   * one proxy hop (see Express's "Express behind proxies"); without that,
+   * every client shares one limit. Trust no more hops than you have, or
+   * clients can pick their own IP with `X-Forwarded-For` (see `validate`).
+   *
+   * A request without a key (the function returns `undefined`, `null` or
+   * `''`, or `req.ip` is unknown) is never let through silently: it goes to
+   * `next(error)` with a `TypeError`, which Express answers with a 500. To
+   * let such requests pass, say so with `skip`.
+   */
+  readonly key?: RateLimitKey;
+  /** Requests for which this returns `true` are neither counted nor limited, and get no rate-limit headers. */
+  readonly skip?: (req: Request) => boolean | Promise<boolean>;
+  /**
+   * The body of a 429: a string (sent as `text/plain`), an object (sent as
+   * JSON), or a function of the request and the decision returning either.
+   * Default: `{ "error": "rate_limited", "retryAfterSeconds": <n> }`.
+   * Not together with `onLimited`.
+   */
+  readonly message?: RateLimitMessage | RateLimitMessageFunction<Limiter>;
+  /**
+   * Sends the response to a blocked request yourself, instead of `message`.
+   * Called with the status already set to 429 and the headers (`Retry-After`
+   * and the rate-limit headers) already set; it must end the response (or
+   * call `next`). What it throws or rejects with goes to `next(error)`.
+   */
+  readonly onLimited?: (req: Request, res: Response, next: NextFunction, info: InfoOf<Limiter>) => void | Promise<void>;
+  /** Which rate-limit headers every response gets; see {@link RateLimitHeaderStyle}. @default 'draft' */
+  readonly headers?: RateLimitHeaderStyle;
+  /** The public name of each tier in the headers; default its namespace. See {@link RateLimitHeaderOptions.policyName}. */
+  readonly policyName?: (policy: RateLimitPolicy) => string;
+  /**
+   * Called when the limiter's `onStoreError` policy decided instead of the
+   * store (`info.storeFailure` is set), before the response goes on as the
+   * decision says: the place to log and alert.
+   */
+  readonly onStoreFailure?: (req: Request, info: InfoOf<Limiter>) => void | Promise<void>;
+  /**
+   * How much of an IPv6 address is one client, for the default key: a prefix
+   * length from 32 to 64, or `false` for the whole address. One IPv6 client
+   * normally holds a whole /64, often a /56, and can send from any address
+   * in it; keyed by the full address it would get a fresh limit per address.
+   * Ignored when `key` is given (use {@link ipKey} in your own key function).
+   * @default 56
+   */
+  readonly ipv6Subnet?: Ipv6Subnet;
+  /**
+   * Whether to check, with the default key, that Express's `trust proxy`
+   * fits the requests: a request with `X-Forwarded-For` while no proxy is
+   * trusted, or `trust proxy: true` (which lets clients choose their IP), is
+   * reported once per middleware with `process.emitWarning` (codes in
+   * {@link PROXY_WARNING_CODES}), as is a `req.ip` that is not an IP address.
+   * `false` turns the warnings off (such a `req.ip` is refused all the same).
+   * @default true
+   */
+  readonly validate?: boolean;
+}
+
+/** The defaults of the middleware's optional options (`key`: the client IP, see `ipv6Subnet`). */
+const RATE_LIMIT_DEFAULTS = Object.freeze({ ...HEADER_DEFAULTS, ipv6Subnet: DEFAULT_IPV6_SUBNET, validate: true } as const);
+
+/** A string, an object (sent as JSON), or a function of the request and the decision. */
+const messageOption: Check<RateLimitMessage | RateLimitMessageFunction> = either(
+  func<RateLimitMessageFunction>(),
+  either(string, object<object>('a string, an object or a function'), (value) => typeof value === 'string'),
+  (value) => typeof value === 'function',
+);
+
+/** The options as the middleware calls them: for any limiter (each decision's info is a `RateLimitInfo`). */
+type AnyOptions = RateLimitOptions<HttpRateLimiter>;
+/** An optional callback option (checked to be a function; what it returns, the middleware checks when it calls it). */
+const callback = <Name extends 'key' | 'skip' | 'onLimited' | 'onStoreFailure'>(): Check<NonNullable<AnyOptions[Name]> | undefined> =>
+  optional(func<NonNullable<AnyOptions[Name]>>(), undefined);
+
+const RATE_LIMIT_SCHEMA = {
+  limiter: httpLimiter,
+  key: callback<'key'>(),
+  skip: callback<'skip'>(),
+  message: optional(messageOption, undefined),
+  onLimited: callback<'onLimited'>(),
+  ...HEADER_SCHEMA,
+  onStoreFailure: callback<'onStoreFailure'>(),
+  ipv6Subnet: ipv6SubnetOption,
+  validate: optional(boolean, RATE_LIMIT_DEFAULTS.validate),
+};
+
+/** {@link RateLimitOptions} once checked, every default filled in. */
+export type NormalizedRateLimitOptions = Normalized<typeof RATE_LIMIT_SCHEMA>;
+
+/**
+ * Checks the middleware's options once, without touching the caller's
+ * object: an unknown option or a wrong type is a `TypeError`, a value out of
+ * range a `RangeError`, each naming the option and the value.
+ */
+export function normalizeRateLimitOptions(options: AnyOptions): NormalizedRateLimitOptions {
+  const checked = normalize(options, RATE_LIMIT_SCHEMA, 'the options');
+  if (checked.message !== undefined && checked.onLimited !== undefined) {
+    throw new InvalidOptionTypeError('Give either `message` or `onLimited`, not both: `onLimited` sends the response itself', 'message', checked.message);
+  }
+  return checked;
+}
