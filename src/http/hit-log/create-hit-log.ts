@@ -3,7 +3,7 @@ import { KeyBuilder } from '../../core/identity.js';
 import { describeValue } from '../../core/check.js';
 import { rejectUnknownOptions } from '../../core/check.js';
 import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
-import { createAdapter } from '../../redis/adapters/create-adapter.js';
+import { adapterFor } from '../../redis/adapters/create-adapter.js';
 import type { HitLog } from './hit-log.js';
 import { MemoryHitLog } from './memory-hit-log.js';
 import { RedisHitLog } from './redis-hit-log.js';
@@ -18,7 +18,7 @@ export function createHitLog(client: unknown, clock: MicrosecondClock = localMic
   if (typeof client !== 'object' || client === null) {
     throw new InvalidOptionTypeError(`Expected \`client\` to be a Redis client object, got ${describeValue(client)}`, 'client', client);
   }
-  return new RedisHitLog(createAdapter(client), clock);
+  return new RedisHitLog(adapterFor(client), clock);
 }
 
 /** The keys of one namespace, and the prefix they all start with. */

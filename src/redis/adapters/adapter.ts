@@ -1,10 +1,15 @@
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
+import type { DecisionBatcher } from '../decide/decision-batcher.js';
 import type { RedisCommand } from './client-types.js';
 
 /**
  * The small interface through which the Redis store talks to any client. An
  * adapter sends commands and hands back raw replies; it never interprets
  * them. A reply may be a number, a string, null, or an array of replies.
+ *
+ * There is one adapter per client (`adapterFor` in create-adapter.ts), and
+ * what the library keeps per client lives on it: its connection monitor, its
+ * batcher, and on a node-redis Cluster its stall watch.
  */
 export interface RedisAdapter {
   /** The user's client, to tell whether two limiters share one. */
@@ -15,6 +20,12 @@ export interface RedisAdapter {
   readonly supportsScripts: boolean;
   /** Whether keys live in many hash slots, each on its own node (a Cluster): one script call may only touch one slot. */
   readonly isCluster: boolean;
+  /**
+   * The batcher of every `batch: true` limiter and stack on this client,
+   * made at the first batched call (`batcherFor` in decide/decision-batcher.ts);
+   * undefined until then.
+   */
+  batcher?: DecisionBatcher;
   /**
    * Runs the commands atomically in one MULTI/EXEC round trip and resolves to
    * one reply per command; rejects when any command fails. All commands
@@ -42,9 +53,4 @@ export interface RedisAdapter {
    * never sends anything.
    */
   slotOwner?(key: string): string | undefined;
-}
-
-/** Throws the first error found among a transaction's replies (clients that resolve with errors in place). */
-export function throwFirstErrorReply(replies: readonly unknown[]): void {
-  for (const reply of replies) if (reply instanceof Error) throw reply;
 }

@@ -134,14 +134,7 @@ export class DecisionBatcher {
   }
 }
 
-const batchers = new WeakMap<object, DecisionBatcher>();
-
-/** The batcher of the client behind `redis`: every `batch: true` limiter on one client shares it. */
+/** The batcher of the client behind `redis`, made at its first batched call: every `batch: true` limiter and stack on one client shares it. */
 export function batcherFor(redis: RedisAdapter): DecisionBatcher {
-  let batcher = batchers.get(redis.client);
-  if (batcher === undefined) {
-    batcher = new DecisionBatcher(redis);
-    batchers.set(redis.client, batcher);
-  }
-  return batcher;
+  return (redis.batcher ??= new DecisionBatcher(redis));
 }

@@ -27,6 +27,6 @@ describe('the node-redis adapter (client faked)', () => {
     expect(await new NodeRedisAdapter(inPlace).transaction([['get', 'k']]).catch((error: unknown) => error)).to.equal(wrongType);
     const notAList = fakeClient('OK').client;
     const error = await new NodeRedisAdapter(notAList).transaction([['get', 'k']]).catch((caught: unknown) => caught);
-    expect(error).to.be.instanceOf(Error).with.property('message', 'MULTI answered OK instead of a list of replies');
+    expect(error).to.be.instanceOf(Error).with.property('message', 'MULTI answered `"OK"` (string) instead of a list of replies');
   });
 });
