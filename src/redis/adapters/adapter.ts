@@ -1,5 +1,4 @@
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
-import type { DecisionBatcher } from '../decide/decision-batcher.js';
 import type { RedisCommand } from './client-types.js';
 
 /**
@@ -8,8 +7,10 @@ import type { RedisCommand } from './client-types.js';
  * them. A reply may be a number, a string, null, or an array of replies.
  *
  * There is one adapter per client (`adapterFor` in create-adapter.ts), and
- * what the library keeps per client lives on it: its connection monitor, its
- * batcher, and on a node-redis Cluster its stall watch.
+ * what the library keeps per client lives on it: its connection monitor, on
+ * a node-redis Cluster its stall watch, and the batcher of `batch: true`
+ * (the `batcher` member, which decide/decision-batcher.ts declares and makes:
+ * the adapters know nothing of batches).
  */
 export interface RedisAdapter {
   /** The user's client, to tell whether two limiters share one. */
@@ -20,12 +21,6 @@ export interface RedisAdapter {
   readonly supportsScripts: boolean;
   /** Whether keys live in many hash slots, each on its own node (a Cluster): one script call may only touch one slot. */
   readonly isCluster: boolean;
-  /**
-   * The batcher of every `batch: true` limiter and stack on this client,
-   * made at the first batched call (`batcherFor` in decide/decision-batcher.ts);
-   * undefined until then.
-   */
-  batcher?: DecisionBatcher;
   /**
    * Runs the commands atomically in one MULTI/EXEC round trip and resolves to
    * one reply per command; rejects when any command fails. All commands

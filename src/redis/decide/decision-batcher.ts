@@ -134,7 +134,14 @@ export class DecisionBatcher {
   }
 }
 
-/** The batcher of the client behind `redis`, made at its first batched call: every `batch: true` limiter and stack on one client shares it. */
+declare module '../adapters/adapter.js' {
+  interface RedisAdapter {
+    /** The batcher of every `batch: true` limiter and stack on this client: undefined until {@link batcherFor} makes it. */
+    batcher?: DecisionBatcher;
+  }
+}
+
+/** The batcher of the client behind `redis`, made at its first batched call and kept on its adapter (one per client): every `batch: true` limiter and stack on one client shares it. */
 export function batcherFor(redis: RedisAdapter): DecisionBatcher {
   return (redis.batcher ??= new DecisionBatcher(redis));
 }
