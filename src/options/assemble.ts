@@ -12,7 +12,7 @@ import { TieredCore, type TierSpec } from '../core/tiered-core.js';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { UnsupportedError } from '../errors/unsupported-error.js';
 import type { RedisAdapter } from '../redis/adapters/adapter.js';
-import { createAdapter } from '../redis/adapters/create-adapter.js';
+import { adapterFor } from '../redis/adapters/create-adapter.js';
 import { RedisStore, type RedisPath } from '../redis/redis-store.js';
 import type { NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
 import { GuardedStore } from '../resilience/guarded-store.js';
@@ -65,7 +65,7 @@ function batchPath(redis: RedisAdapter, useScript: boolean | undefined): 'batch'
 
 /** The core of one limiter with these (normalized) options. */
 export function assembleLimiter(options: NormalizedOptions): TieredCore<RateLimitInfo> {
-  const redis = options.client === undefined ? undefined : createAdapter(options.client);
+  const redis = options.client === undefined ? undefined : adapterFor(options.client);
   const path = limiterPath(options, redis);
   const store = redis === undefined ? new MemoryStore() : new RedisStore(redis, path as RedisPath);
   const { interval, maxInInterval, minDifference, countBlocked, namespace, clock } = options;

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { MemoryHitLog } from '../../src/http/stores/hit-log/memory-hit-log.js';
 import { RedisHitLog } from '../../src/http/stores/hit-log/redis-hit-log.js';
 import type { HitLog, HitRule } from '../../src/http/stores/hit-log/hit-log.js';
-import { createAdapter } from '../../src/redis/adapters/create-adapter.js';
+import { adapterFor } from '../../src/redis/adapters/create-adapter.js';
 import { HIT_LOG_SCRIPT } from '../../src/redis/scripts/hit-log-script.js';
 import { useIORedisClient } from '../support/ioredis-client.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
@@ -62,7 +62,7 @@ describe('the hit-log script on a real Redis', function () {
         const clock = { now: 1_700_000_000_000_000 };
         const memory = await replay(new MemoryHitLog(() => clock.now), 'k', steps, clock);
         clock.now = 1_700_000_000_000_000;
-        const onRedis = await replay(new RedisHitLog(createAdapter(redis.client), () => clock.now), keys.next(), steps, clock);
+        const onRedis = await replay(new RedisHitLog(adapterFor(redis.client), () => clock.now), keys.next(), steps, clock);
         expect(onRedis).to.deep.equal(memory);
       }),
       { numRuns: 150 },
@@ -71,7 +71,7 @@ describe('the hit-log script on a real Redis', function () {
 
   it('keeps what the largest rule needs: a 1-per-second rule does not trim a 5-per-10-seconds count', async () => {
     const clock = { now: 1_700_000_000_000_000 };
-    const log = new RedisHitLog(createAdapter(redis.client), () => clock.now);
+    const log = new RedisHitLog(adapterFor(redis.client), () => clock.now);
     const key = keys.next();
     const wide = { windowUs: 10_000_000, limit: 5 };
     const narrow = { windowUs: 1_000_000, limit: 1 };

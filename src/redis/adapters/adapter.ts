@@ -5,6 +5,12 @@ import type { RedisCommand } from './client-types.js';
  * The small interface through which the Redis store talks to any client. An
  * adapter sends commands and hands back raw replies; it never interprets
  * them. A reply may be a number, a string, null, or an array of replies.
+ *
+ * There is one adapter per client (`adapterFor` in create-adapter.ts), and
+ * what the library keeps per client lives on it: its connection monitor, on
+ * a node-redis Cluster its stall watch, and the batcher of `batch: true`
+ * (the `batcher` member, which decide/decision-batcher.ts declares and makes:
+ * the adapters know nothing of batches).
  */
 export interface RedisAdapter {
   /** The user's client, to tell whether two limiters share one. */
@@ -42,9 +48,4 @@ export interface RedisAdapter {
    * never sends anything.
    */
   slotOwner?(key: string): string | undefined;
-}
-
-/** Throws the first error found among a transaction's replies (clients that resolve with errors in place). */
-export function throwFirstErrorReply(replies: readonly unknown[]): void {
-  for (const reply of replies) if (reply instanceof Error) throw reply;
 }

@@ -1,6 +1,7 @@
 import { UnsupportedError } from '../../errors/unsupported-error.js';
-import { throwFirstErrorReply, type RedisAdapter } from './adapter.js';
+import type { RedisAdapter } from './adapter.js';
 import { hasMembers, type CallbackRedisLikeClient, type RedisCommand } from './client-types.js';
+import { execReplies } from './exec-replies.js';
 
 /**
  * {@link RedisAdapter} for the callback API of node_redis v3, as redis-mock
@@ -22,13 +23,11 @@ export class CallbackRedisAdapter implements RedisAdapter {
     return new Promise((resolve, reject) => {
       this.client.multi(commands.map((command) => [...command])).exec((error, replies) => {
         if (error) return reject(error);
-        if (!Array.isArray(replies)) return reject(new Error(`MULTI answered ${String(replies)} instead of a list of replies`));
         try {
-          throwFirstErrorReply(replies);
+          resolve(execReplies(replies));
         } catch (replyError) {
-          return reject(replyError instanceof Error ? replyError : new Error(String(replyError)));
+          reject(replyError instanceof Error ? replyError : new Error(String(replyError)));
         }
-        resolve(replies);
       });
     });
   }

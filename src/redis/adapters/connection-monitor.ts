@@ -3,28 +3,28 @@
 // listeners without counting as one: a client that crashes or warns on an
 // unhandled 'error' still does. ioredis emits 'error' only when someone
 // listens (otherwise it prints "[ioredis] Unhandled error event"), so without
-// a listener of the user's there is nothing to record. One monitor per
-// client, however many limiters share it.
+// a listener of the user's there is nothing to record.
 
 import { errorMonitor } from 'node:events';
 
-/** The last error of each client watched so far. */
-const lastErrors = new WeakMap<object, { error: Error | undefined }>();
+/**
+ * Records a client's error events from its construction on. An adapter owns
+ * one, and there is one adapter per client (see `adapterFor`), so a client
+ * gets one listener however many limiters share it.
+ */
+export class ConnectionMonitor {
+  #lastError: Error | undefined;
 
-/** Starts recording `client`'s error events (once per client) and returns a reader of the last one. */
-export function watchErrors(client: object): () => Error | undefined {
-  let record = lastErrors.get(client);
-  if (record === undefined) {
-    const created: { error: Error | undefined } = { error: undefined };
-    record = created;
-    lastErrors.set(client, created);
+  constructor(client: object) {
     const emitter = client as { on?: unknown };
-    if (typeof emitter.on === 'function') {
-      (emitter.on as (event: symbol, listener: (error: unknown) => void) => unknown).call(client, errorMonitor, (error: unknown) => {
-        if (error instanceof Error) created.error = error;
-      });
-    }
+    if (typeof emitter.on !== 'function') return;
+    (emitter.on as (event: symbol, listener: (error: unknown) => void) => unknown).call(client, errorMonitor, (error: unknown) => {
+      if (error instanceof Error) this.#lastError = error;
+    });
   }
-  const watched = record;
-  return () => watched.error;
+
+  /** The last error the client emitted, or undefined when it emitted none (or no one listens, for ioredis). */
+  get lastError(): Error | undefined {
+    return this.#lastError;
+  }
 }

@@ -2,18 +2,39 @@ import { UnsupportedError } from '../../errors/unsupported-error.js';
 import type { RedisAdapter } from './adapter.js';
 import { CallbackRedisAdapter, isCallbackRedisClient } from './callback-adapter.js';
 import { IORedisAdapter, isIORedisClient } from './ioredis-adapter.js';
-import { NodeRedisAdapter, isNodeRedisClient } from './node-redis-adapter.js';
+import { NodeRedisAdapter, isNodeRedisClient, isNodeRedisSentinel } from './node-redis-adapter.js';
 import { NodeRedisClusterAdapter, isNodeRedisCluster } from './node-redis-cluster-adapter.js';
-import { NodeRedisSentinelAdapter, isNodeRedisSentinel } from './node-redis-sentinel-adapter.js';
 
 /** The clients this version supports, as named in error messages. */
 export const SUPPORTED_CLIENTS =
   'an ioredis `Redis` (also with sentinels) or `Cluster` (ioredis 5 or 6), a node-redis client from `createClient` or `createCluster` (`redis` 4 or 5) or `createSentinel` (`redis` 5), or a redis-mock client';
 
-/** Picks the adapter for a client, or throws an {@link UnsupportedError} listing what is supported. */
-export function createAdapter(client: object): RedisAdapter {
+/**
+ * The adapter of each client seen so far: the one place the library keeps
+ * anything per client. Weak, so that a client the application drops is
+ * collected with its adapter.
+ */
+const adapters = new WeakMap<object, RedisAdapter>();
+
+/**
+ * The adapter of `client`: the same object for the same client, however many
+ * limiters, stacks and stores use it, so that they share what lives on it
+ * (its connection monitor, its batcher, a Cluster's stall watch).
+ * @throws UnsupportedError listing what is supported, for a client of no supported kind.
+ */
+export function adapterFor(client: object): RedisAdapter {
+  let adapter = adapters.get(client);
+  if (adapter === undefined) {
+    adapter = createAdapter(client);
+    adapters.set(client, adapter);
+  }
+  return adapter;
+}
+
+/** A new adapter for a client, of the kind it is. */
+function createAdapter(client: object): RedisAdapter {
   if (isIORedisClient(client)) return new IORedisAdapter(client);
-  if (isNodeRedisSentinel(client)) return new NodeRedisSentinelAdapter(client);
+  if (isNodeRedisSentinel(client)) return new NodeRedisAdapter(client, true);
   if (isNodeRedisClient(client)) return isNodeRedisCluster(client) ? new NodeRedisClusterAdapter(client) : new NodeRedisAdapter(client);
   if (isCallbackRedisClient(client)) return new CallbackRedisAdapter(client);
   const name = (client.constructor as { name?: string } | undefined)?.name ?? typeof client;

@@ -1,18 +1,13 @@
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import type { RedisAdapter } from './adapter.js';
-import { watchErrors } from './connection-monitor.js';
+import { ConnectionMonitor } from './connection-monitor.js';
 import { hasMembers, type IORedisLikeClient, type RedisCommand } from './client-types.js';
+import { execReplies } from './exec-replies.js';
 import { keySlot } from './key-slot.js';
 
-/** EXEC's results, from ioredis's `[error, result]` pairs; throws the first error. */
-function resultsOf(replies: [error: Error | null, result: unknown][] | null): unknown[] {
-  if (replies === null) throw new Error('MULTI was aborted by Redis (EXEC returned null)');
-  const results: unknown[] = [];
-  for (const [error, result] of replies) {
-    if (error) throw error;
-    results.push(result);
-  }
-  return results;
+/** EXEC's replies from ioredis's `[error, result]` pairs (or `null` when aborted), one reply (or error) each. */
+function unpaired(pairs: [error: Error | null, result: unknown][] | null): unknown[] | null {
+  return pairs === null ? null : pairs.map(([error, result]) => error ?? result);
 }
 
 /** Past this many arguments, a script call goes to ioredis with a Buffer argument (see `evalsha`). */
@@ -34,17 +29,17 @@ export class IORedisAdapter implements RedisAdapter {
   readonly kind: string;
   readonly isCluster: boolean;
   readonly supportsScripts = true;
-  readonly #lastError: () => Error | undefined;
+  readonly #monitor: ConnectionMonitor;
 
   constructor(client: IORedisLikeClient) {
     this.client = client;
     this.isCluster = client.isCluster === true;
     this.kind = this.isCluster ? 'ioredis Cluster' : 'ioredis';
-    this.#lastError = watchErrors(client);
+    this.#monitor = new ConnectionMonitor(client);
   }
 
   transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
-    return this.client.multi(commands as unknown as (string | number)[][]).exec().then(resultsOf);
+    return this.client.multi(commands as unknown as (string | number)[][]).exec().then((pairs) => execReplies(unpaired(pairs)));
   }
 
   evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
@@ -74,7 +69,7 @@ export class IORedisAdapter implements RedisAdapter {
     const { status } = this.client;
     if (status === undefined || status === 'ready') return undefined;
     const summary = `the ${this.kind} client is not connected (status "${status}")${STATUS_HINTS[status] ?? ''}`;
-    const cause = this.#lastError();
+    const cause = this.#monitor.lastError;
     return cause === undefined ? { summary } : { summary, cause };
   }
 }

@@ -1,46 +1,81 @@
-import type { RedisAdapter } from './adapter.js';
-import { hasMembers, type NodeRedisLikeClient, type NodeRedisLikeCluster, type RedisCommand } from './client-types.js';
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
-import { watchErrors } from './connection-monitor.js';
-import { checkedReplies, scriptCommand, stringsOf } from './node-redis-commands.js';
-import { nodeRedisConnectionProblem, notOpenError } from './node-redis-connection.js';
+import type { RedisAdapter } from './adapter.js';
+import { hasMembers, type NodeRedisLikeClient, type NodeRedisLikeCluster, type NodeRedisLikeSentinel, type RedisCommand } from './client-types.js';
+import { ConnectionMonitor } from './connection-monitor.js';
+import { execReplies } from './exec-replies.js';
+import { scriptCommand, stringsOf } from './node-redis-commands.js';
+import { nodeRedisConnectionProblem, whenOpen } from './node-redis-connection.js';
 
-/** {@link RedisAdapter} for a node-redis (`redis` v4 or v5) client made by `createClient`. */
+/** What a call takes before its command: nothing, or a Sentinel client's read-only flag (`false`: to the primary). */
+type Lead = [] | [isReadonly: false];
+
+/** The calls of a node-redis client or Sentinel client, each taking its {@link Lead} before the command. */
+interface PrimaryCalls {
+  multi(): { addCommand(...args: [...Lead, string[]]): unknown; exec(): Promise<unknown> };
+  sendCommand(...args: [...Lead, string[]]): Promise<unknown>;
+}
+
+/**
+ * {@link RedisAdapter} for a node-redis (`redis` v4 or v5) client made by
+ * `createClient`, or a node-redis 5 Sentinel client made by `createSentinel`.
+ * They differ in one argument: a Sentinel client's calls take a read-only
+ * flag first, here always `false`, so that every call goes to the primary
+ * (the client finds it through the sentinels and follows a failover itself).
+ */
 export class NodeRedisAdapter implements RedisAdapter {
-  readonly client: NodeRedisLikeClient;
-  readonly kind = 'node-redis';
+  readonly client: NodeRedisLikeClient | NodeRedisLikeSentinel;
+  readonly kind: string;
   readonly isCluster = false;
   readonly supportsScripts = true;
-  readonly #lastError: () => Error | undefined;
+  readonly #calls: PrimaryCalls;
+  readonly #lead: Lead;
+  readonly #monitor: ConnectionMonitor;
 
-  constructor(client: NodeRedisLikeClient) {
+  constructor(client: NodeRedisLikeClient, sentinel?: false);
+  constructor(client: NodeRedisLikeSentinel, sentinel: true);
+  constructor(client: NodeRedisLikeClient | NodeRedisLikeSentinel, sentinel = false) {
     this.client = client;
-    this.#lastError = watchErrors(client);
+    this.kind = sentinel ? 'node-redis sentinel' : 'node-redis';
+    this.#calls = client as unknown as PrimaryCalls;
+    this.#lead = sentinel ? [false] : [];
+    this.#monitor = new ConnectionMonitor(client);
   }
 
   transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
-    if (!this.client.isOpen) return Promise.reject(notOpenError(this.kind));
-    const multi = this.client.multi();
-    for (const command of commands) multi.addCommand(stringsOf(command));
-    return multi.exec().then(checkedReplies);
+    return whenOpen(this.client, this.kind, () => {
+      const multi = this.#calls.multi();
+      for (const command of commands) multi.addCommand(...this.#lead, stringsOf(command));
+      return multi.exec().then(execReplies);
+    });
   }
 
   evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    if (!this.client.isOpen) return Promise.reject(notOpenError(this.kind));
-    return this.client.sendCommand(scriptCommand('EVALSHA', sha1, keys, args));
+    return this.#send(scriptCommand('EVALSHA', sha1, keys, args));
   }
 
   eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    if (!this.client.isOpen) return Promise.reject(notOpenError(this.kind));
-    return this.client.sendCommand(scriptCommand('EVAL', lua, keys, args));
+    return this.#send(scriptCommand('EVAL', lua, keys, args));
   }
 
   connectionProblem(): ConnectionProblem | undefined {
-    return nodeRedisConnectionProblem(this.kind, this.client, this.#lastError());
+    return nodeRedisConnectionProblem(this.kind, this.client, this.#monitor.lastError);
+  }
+
+  #send(command: string[]): Promise<unknown> {
+    return whenOpen(this.client, this.kind, () => this.#calls.sendCommand(...this.#lead, command));
   }
 }
 
 /** True when `client` looks like a node-redis v4/v5 client or cluster client. */
 export function isNodeRedisClient(client: object): client is NodeRedisLikeClient | NodeRedisLikeCluster {
   return hasMembers(client, { sendCommand: 'function', multi: 'function', isOpen: 'boolean' });
+}
+
+/**
+ * True when `client` looks like a node-redis Sentinel client: it also has
+ * `sendCommand`, `multi` and `isOpen`, but takes a read-only flag first, and
+ * knows its sentinels.
+ */
+export function isNodeRedisSentinel(client: object): client is NodeRedisLikeSentinel {
+  return hasMembers(client, { getSentinelNode: 'function', getMasterNode: 'function', sendCommand: 'function', multi: 'function' });
 }

@@ -1,6 +1,5 @@
 // Commands as node-redis sends them: every argument a string.
 
-import { throwFirstErrorReply } from './adapter.js';
 import type { RedisCommand } from './client-types.js';
 
 /**
@@ -18,11 +17,4 @@ export function scriptCommand(verb: 'EVALSHA' | 'EVAL', script: string, keys: re
   const command = [verb, script, String(keys.length), ...keys];
   for (const arg of args) command.push(typeof arg === 'string' ? arg : String(arg));
   return command;
-}
-
-/** EXEC's replies, or the first error among them. */
-export function checkedReplies(replies: unknown): unknown[] {
-  if (!Array.isArray(replies)) throw new Error(`MULTI answered ${String(replies)} instead of a list of replies`);
-  throwFirstErrorReply(replies);
-  return replies as unknown[];
 }

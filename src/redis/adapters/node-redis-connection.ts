@@ -4,11 +4,18 @@
 import { StoreError } from '../../errors/store-error.js';
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 
-/** The error of a call on a node-redis client that is not open: never connected, or closed. */
-export function notOpenError(kind: string): StoreError {
-  return new StoreError(
-    `The ${kind} client is not connected (isOpen is false): node-redis clients do not connect by themselves, ` +
-      'so call `await client.connect()` before the first call, and do not use the client after `quit()`, `close()` or `destroy()`',
+/**
+ * Makes a call on a node-redis client when it is open; otherwise rejects at
+ * once with a StoreError that says how to open it. The one check before every
+ * call of the node-redis adapters.
+ */
+export function whenOpen<T>(client: { readonly isOpen: boolean }, kind: string, call: () => Promise<T>): Promise<T> {
+  if (client.isOpen) return call();
+  return Promise.reject(
+    new StoreError(
+      `The ${kind} client is not connected (isOpen is false): node-redis clients do not connect by themselves, ` +
+        'so call `await client.connect()` before the first call, and do not use the client after `quit()`, `close()` or `destroy()`',
+    ),
   );
 }
 

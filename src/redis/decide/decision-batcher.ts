@@ -134,14 +134,14 @@ export class DecisionBatcher {
   }
 }
 
-const batchers = new WeakMap<object, DecisionBatcher>();
-
-/** The batcher of the client behind `redis`: every `batch: true` limiter on one client shares it. */
-export function batcherFor(redis: RedisAdapter): DecisionBatcher {
-  let batcher = batchers.get(redis.client);
-  if (batcher === undefined) {
-    batcher = new DecisionBatcher(redis);
-    batchers.set(redis.client, batcher);
+declare module '../adapters/adapter.js' {
+  interface RedisAdapter {
+    /** The batcher of every `batch: true` limiter and stack on this client: undefined until {@link batcherFor} makes it. */
+    batcher?: DecisionBatcher;
   }
-  return batcher;
+}
+
+/** The batcher of the client behind `redis`, made at its first batched call and kept on its adapter (one per client): every `batch: true` limiter and stack on one client shares it. */
+export function batcherFor(redis: RedisAdapter): DecisionBatcher {
+  return (redis.batcher ??= new DecisionBatcher(redis));
 }

@@ -13,7 +13,7 @@ import { Redis } from 'ioredis';
 import sinon from 'sinon';
 import { createClient, createCluster, createSentinel } from 'redis5';
 import { RollingRateLimiter, StoreError, TimeoutError } from '../../../src/index.js';
-import { createAdapter } from '../../../src/redis/adapters/create-adapter.js';
+import { adapterFor } from '../../../src/redis/adapters/create-adapter.js';
 import { callStore } from '../../../src/resilience/store-call.js';
 import { findFreeLoopbackPort } from '../../support/free-port.js';
 import { retryUntil } from '../../support/fault-injection.js';
@@ -54,7 +54,7 @@ describe('errors that say what is wrong with the connection', function () {
       const seen: Error[] = [];
       client.on('error', (error: Error) => void seen.push(error)); // the application's own listener
       try {
-        const adapter = createAdapter(client);
+        const adapter = adapterFor(client);
         await retryUntil('a refused connection', async () => (seen.length > 0 ? true : undefined), { timeoutMs: 5_000 });
         const error = await callStore(() => adapter.evalsha('0'.repeat(40), ['k'], []), 200, 'Recording an attempt', () =>
           adapter.connectionProblem?.(),
@@ -131,7 +131,7 @@ describe('errors that say what is wrong with the connection', function () {
       const client = createClient({ socket: { host: '127.0.0.1', port, reconnectStrategy: () => 50 } });
       const seen: Error[] = [];
       client.on('error', (error: Error) => void seen.push(error)); // node-redis needs one, or it crashes the process
-      const adapter = createAdapter(client);
+      const adapter = adapterFor(client);
       expect(client.listenerCount('error')).to.equal(1);
       try {
         void client.connect().catch(() => undefined); // it keeps reconnecting, so it never resolves

@@ -2,7 +2,7 @@
 
 import { localMicroseconds, type MicrosecondClock } from '../../../core/clock.js';
 import { KeyBuilder } from '../../../core/identity.js';
-import { createAdapter } from '../../../redis/adapters/create-adapter.js';
+import { adapterFor } from '../../../redis/adapters/create-adapter.js';
 import type { RedisClient } from '../../../redis/adapters/client-types.js';
 import type { HitLog } from './hit-log.js';
 import { MemoryHitLog } from './memory-hit-log.js';
@@ -14,7 +14,7 @@ import { RedisHitLog } from './redis-hit-log.js';
  * @throws UnsupportedError for a client that is not supported or runs no scripts.
  */
 export function createHitLog(client: RedisClient | undefined, clock: MicrosecondClock = localMicroseconds): HitLog {
-  return client === undefined ? new MemoryHitLog(clock) : new RedisHitLog(createAdapter(client), clock);
+  return client === undefined ? new MemoryHitLog(clock) : new RedisHitLog(adapterFor(client), clock);
 }
 
 /** The keys of one namespace, and the prefix they all start with. */

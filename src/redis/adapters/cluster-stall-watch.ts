@@ -1,0 +1,86 @@
+// A master that dies leaves a node-redis cluster client waiting: it keeps the
+// dead master in its slot map and queues commands for it until it comes back,
+// which it may never do, while the cluster promotes its replica. Nothing
+// answers MOVED, so the map is never re-read. The stall watch therefore
+// watches the client's calls: when one has waited more than STALL_MS, it has
+// the slot map refreshed through a live master, and again every
+// RESCUE_INTERVAL_MS while calls stall, whether or not new calls come. Once
+// the replica is promoted, the map names it and the calls go there.
+
+/** A call unanswered for this long means its master may be gone: time to check the slot map. */
+const STALL_MS = 1_000;
+/** At most one check of the slot map per this many ms while calls stall. */
+const RESCUE_INTERVAL_MS = 300;
+/** A call unanswered for this long is no longer watched (its caller timed out long ago). */
+const FORGET_MS = 60_000;
+
+/** A call not answered yet: when it started, and its key. */
+interface PendingCall {
+  readonly startedAt: number;
+  readonly key: string;
+}
+
+/**
+ * The calls of one cluster client not answered yet, and the one watchdog that
+ * runs while any of them stalls. The adapter of a client owns it, and there
+ * is one adapter per client, so a client has one watchdog however many
+ * limiters use it.
+ */
+export class StallWatch {
+  /** Calls not answered yet, oldest first. */
+  readonly #pending = new Set<PendingCall>();
+  readonly #rescue: (stuckKey: string) => Promise<void>;
+  #lastRescueAt = Number.NEGATIVE_INFINITY;
+  /** Runs while calls stall (unreferenced: it never keeps a process alive). */
+  #watchdog: ReturnType<typeof setInterval> | undefined;
+
+  /** `rescue` makes the client re-read its slot map for a stuck call's key; its failure changes nothing. */
+  constructor(rescue: (stuckKey: string) => Promise<void>) {
+    this.#rescue = rescue;
+  }
+
+  /** Keeps `call` among the pending calls until it settles, after checking whether the oldest one stalls. */
+  watch<T>(key: string, call: Promise<T>): Promise<T> {
+    const now = performance.now();
+    this.#checkForStall(now);
+    const entry: PendingCall = { startedAt: now, key };
+    this.#pending.add(entry);
+    return call.finally(() => this.#pending.delete(entry));
+  }
+
+  /**
+   * Rescues the oldest call's key when that call stalls. Once a call stalls,
+   * the watchdog keeps checking every RESCUE_INTERVAL_MS until none does, so
+   * that the slot map is re-read soon after a promotion even while no new
+   * call comes (a circuit breaker that opened lets one through a second).
+   */
+  #checkForStall(now: number): void {
+    const oldest = this.#oldestPending(now);
+    if (oldest === undefined || now - oldest.startedAt <= STALL_MS) return;
+    if (now - this.#lastRescueAt >= RESCUE_INTERVAL_MS) {
+      this.#lastRescueAt = now;
+      this.#rescue(oldest.key).catch(() => undefined); // best effort: a failed rescue changes nothing
+    }
+    this.#watchdog ??= setInterval(() => this.#onWatchdog(), RESCUE_INTERVAL_MS).unref();
+  }
+
+  #onWatchdog(): void {
+    const now = performance.now();
+    const oldest = this.#oldestPending(now);
+    if (oldest === undefined || now - oldest.startedAt <= STALL_MS) {
+      clearInterval(this.#watchdog);
+      this.#watchdog = undefined;
+      return;
+    }
+    this.#checkForStall(now);
+  }
+
+  /** The oldest call still unanswered, forgetting those unanswered for FORGET_MS. */
+  #oldestPending(now: number): PendingCall | undefined {
+    for (const oldest of this.#pending) {
+      if (now - oldest.startedAt <= FORGET_MS) return oldest;
+      this.#pending.delete(oldest);
+    }
+    return undefined;
+  }
+}
