@@ -9,7 +9,7 @@ import sinon from 'sinon';
 import type { WindowRule } from '../../../src/core/decision-model.js';
 import type { RedisAdapter } from '../../../src/redis/adapters/adapter.js';
 import { DecisionBatcher, MAX_BATCH_ARGUMENTS } from '../../../src/redis/decide/decision-batcher.js';
-import type { ScriptDecision } from '../../../src/redis/decide/script-path.js';
+import type { ScriptDecision } from '../../../src/redis/decide/decide-script.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
 
 const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: true };
