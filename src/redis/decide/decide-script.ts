@@ -37,7 +37,7 @@ export const DECISION_HEADER: readonly Field<ScriptDecision>[] = [
   /** True to decide and record; false for a dry run that writes nothing. */
   flagField('record', (decision) => !decision.dryRun),
   /**
-   * Or '': the member is then '+<id>' when the action is admitted and '-<id>' when it is recorded blocked. An
+   * The action id, or '' for none. With one, the member is '+<id>' when the action is admitted and '-<id>' when it is recorded blocked. An
    * action id already admitted (and still in the window) in any tier is answered as admitted again and records
    * nothing. A blocked record of the same id counts like any other; recording the action again replaces that
    * record rather than adding one. (Record mode only.)
