@@ -15,7 +15,7 @@ import { createClient } from 'redis5';
 import { InMemoryRateLimiter, IORedisRateLimiter, NodeRedisRateLimiter } from 'rolling-rate-limiter';
 import type * as Library from '../src/index.js';
 import type * as MultiPath from '../src/redis/decide/multi-path.js';
-import type * as ScriptPath from '../src/redis/decide/script-path.js';
+import type * as DecideCodec from '../src/redis/decide/decide-codec.js';
 import type * as DecideScript from '../src/redis/decide/decide-script.js';
 
 /** The rules of one measurement, in rolling-rate-limiter's names (ms). */
@@ -63,7 +63,7 @@ if (!existsSync(ENTRY) || statSync(ENTRY).mtimeMs < newest(join(ROOT, 'src'))) {
 const built = <T>(path: string): T => createRequire(import.meta.url)(join(ROOT, 'dist/cjs', path)) as T;
 const { RollingRateLimiter, RateLimiterStack } = built<typeof Library>('index.js');
 const { attemptCommands } = built<typeof MultiPath>('redis/decide/multi-path.js');
-const { appendDecision } = built<typeof ScriptPath>('redis/decide/script-path.js');
+const { appendDecision } = built<typeof DecideCodec>('redis/decide/decide-codec.js');
 const { DECIDE_SCRIPT } = built<typeof DecideScript>('redis/decide/decide-script.js');
 
 type LimiterOptions = Partial<ConstructorParameters<typeof RollingRateLimiter>[0]>;
@@ -156,7 +156,7 @@ function bareScript(backend: Backend, tiersOf: (rules: Rules, namespace: string)
         const keys: string[] = [];
         const args: (string | number)[] = [];
         // appendDecision() reads only each tier's key and rule: a floor has no store to give it.
-        const withKeys = tiers.map(({ namespace: space, rule }) => ({ key: libraryKey(space, id), rule })) as unknown as ScriptPath.ScriptDecision['tiers'];
+        const withKeys = tiers.map(({ namespace: space, rule }) => ({ key: libraryKey(space, id), rule })) as unknown as DecideScript.ScriptDecision['tiers'];
         appendDecision(keys, args, { tiers: withKeys, now: stamp().now, dryRun: false });
         const reply = await redis.evalsha(keys, args);
         return !(Array.isArray(reply) && Number(reply[1]) === 1);

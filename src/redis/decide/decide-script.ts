@@ -1,4 +1,9 @@
+import type { WindowRule } from '../../core/decision-model.js';
+import { actionRecordsKey, nextMember } from '../../core/identity.js';
+import type { Tier } from '../../core/store.js';
 import { defineScript } from '../scripts/redis-script.js';
+import { type Field, flagField, type KeyField, keyField, luaReader, luaWriter, numberField, textField } from './call-layout.js';
+import { FLOOD_BOUND_LUA } from './flood-bound-lua.js';
 
 /** What the decide script answers in a decision's `allowed` slot when that decision alone failed. */
 export const DECISION_FAILED = {
@@ -8,12 +13,79 @@ export const DECISION_FAILED = {
   badArgument: -2,
 } as const;
 
+/** One decision for the decide script: an attempt (recorded) or a dry run, across the tiers of one id. */
+export interface ScriptDecision {
+  readonly tiers: readonly Tier[];
+  /** The attempt's time; undefined to read Redis TIME. */
+  readonly now: number | undefined;
+  readonly dryRun: boolean;
+  readonly actionId?: string | undefined;
+}
+
+// The call layout: one decision after the other, each its header in ARGV, then per tier its keys in KEYS and its
+// rule in ARGV. The Lua reads each into a table keyed by these names (readHeader and readTier below), and the
+// codec (decide-codec.ts) encodes and decodes by the same lists: a field is added here, and used in the Lua.
+
+/** The header of a decision in ARGV, in order. */
+export const DECISION_HEADER: readonly Field<ScriptDecision>[] = [
+  /** How many tiers (and pairs of keys) the decision has. */
+  numberField('tierCount', (decision) => decision.tiers.length),
+  /** Integer microseconds since the epoch; '' to read Redis TIME (once per call). */
+  textField('now', (decision) => decision.now ?? ''),
+  /** The member recorded for this attempt when it has no action id ('' in a dry run). */
+  textField('member', (decision) => (decision.dryRun || decision.actionId !== undefined ? '' : nextMember())),
+  /** True to decide and record; false for a dry run that writes nothing. */
+  flagField('record', (decision) => !decision.dryRun),
+  /**
+   * The action id, or '' for none. With one, the member is '+<id>' when the action is admitted and '-<id>' when it is recorded blocked. An
+   * action id already admitted (and still in the window) in any tier is answered as admitted again and records
+   * nothing. A blocked record of the same id counts like any other; recording the action again replaces that
+   * record rather than adding one. (Record mode only.)
+   */
+  textField('actionId', (decision) => decision.actionId ?? ''),
+];
+
+/**
+ * The keys of each tier in KEYS, in order. The keys of one decision share a
+ * hash tag (the id), so they live in one slot; the store deletes both on
+ * `clear` and `undo`.
+ */
+export const TIER_KEYS: readonly KeyField<Tier>[] = [
+  keyField('key', (tier) => tier.key),
+  /** `actionRecordsKey`: a copy of the key's records that carry an action id, so that the flood bound finds them without reading the key. */
+  keyField('actions', (tier) => actionRecordsKey(tier.key)),
+];
+
+/** The rule of each tier in ARGV, after the decision's header, in order. */
+export const TIER_RULE: readonly Field<WindowRule>[] = [
+  numberField('interval', (rule) => rule.intervalUs),
+  numberField('max', (rule) => rule.maxInInterval),
+  numberField('gap', (rule) => rule.minDifferenceUs),
+  flagField('countBlocked', (rule) => rule.countBlocked),
+];
+
+/** A decision's first values in the reply: the time decided at, allowed (1 or 0, or a negative {@link DECISION_FAILED} code when that decision alone failed and wrote nothing), and already admitted (1 or 0). */
+export const REPLY_HEADER = ['now', 'allowed', 'alreadyAdmitted'] as const;
+
+/** A recorded attempt's values per tier: |S| and max(S) of the recorded set S after dropping what left the window (what the decision is made on), then |S'|, max(S') and the k-th newest of S' (k = maxInInterval) as stored afterwards; -1 for a value that does not exist. */
+export const RECORDED_TIER = ['count', 'newest', 'countAfter', 'newestAfter', 'maxthAfter'] as const;
+
+/** A dry run's values per tier: |S|, max(S), the (k-1)-th and the k-th newest of S; -1 for a value that does not exist, and for the slots a recorded attempt uses and this does not. */
+export const DRY_RUN_TIER = ['count', 'newest', 'kMinus1thNewest', 'kthNewest'] as const;
+
+/** How many values each tier adds to the reply, in either mode. */
+export const REPLY_VALUES_PER_TIER = Math.max(RECORDED_TIER.length, DRY_RUN_TIER.length);
+
 /**
  * Decides attempts for one id each, across one or more tiers, one after the
  * other in the order given, each atomically and exactly as if it had been
  * sent alone, and records them (docs/semantics.md: the steps, and "Stacks").
  * One call carries one decision, or a batch of them (`batch: true`) whose
- * keys all live in one hash slot.
+ * keys all live in one hash slot, laid out as {@link DECISION_HEADER},
+ * {@link TIER_KEYS} and {@link TIER_RULE} say; the reply is a flat array of
+ * integers, for each decision {@link REPLY_HEADER}, then per tier
+ * {@link RECORDED_TIER} or {@link DRY_RUN_TIER}: a few numbers per tier,
+ * whatever maxInInterval is.
  *
  * The one script of every script mode (the default wherever the client runs
  * scripts): `countBlocked: false`, stacked tiers, `clock: 'redis'`, action
@@ -21,159 +93,68 @@ export const DECISION_FAILED = {
  * the samples it returns, with the same code as every other store, and
  * checks that it reaches the same allowed/blocked decision.
  *
- * KEYS: two per tier, decision after decision: the tier's key, then its
- * companion (`actionRecordsKey`: the key and `:a`), a sorted set holding a
- * copy of the key's records that carry an action id, so that the flood
- * bound finds them without reading the key. The keys of one decision share
- * a hash tag (the id), so they live in one slot; the store deletes both on
- * `clear` and `undo`.
- *
- * ARGV: for each decision, a header of five values, then four per tier:
- *   n            how many tiers (and keys) the decision has
- *   now          integer microseconds since the epoch; '' to read Redis TIME (once per call)
- *   member       the member recorded for this attempt when it has no action id ('' in a dry run)
- *   record       '1' to decide and record; '0' for a dry run that writes nothing
- *   action id    or '': its member is then '+<id>' when the action is admitted and '-<id>' when it is
- *                recorded blocked. An action id already admitted (and still in the window) in any tier
- *                is answered as admitted again and records nothing. A blocked record of the same id
- *                counts like any other; recording the action again replaces that record rather than
- *                adding one. (Record mode only.)
- *   then per tier: interval (µs), maxInInterval, minDifference (µs), countBlocked ('1' or '0')
- *
- * Returns a flat array of integers, for each decision in turn: now, allowed
- * (1 or 0, or a negative DECISION_FAILED code when that decision alone
- * failed and wrote nothing), already admitted (1 or 0), then five numbers per
- * tier, with -1 for a value that does not exist. In record mode: |S| and
- * max(S) of the recorded set S after dropping what left the window (what the
- * decision is made on), then |S'|, max(S') and the k-th newest of S' (k =
- * maxInInterval) as stored afterwards. In a dry run: |S|, max(S), the
- * (k-1)-th and the k-th newest of S, and -1. A few numbers per tier,
- * whatever maxInInterval is.
- *
- * The flood bound (docs/semantics.md, "Memory per key") keeps what a later
- * decision could still tell apart, whatever is undone or cleared later:
- * every admitted action ('+'), the newest maxInInterval records without an
- * action id, and the blocked actions ('-') newer than the
- * maxInInterval-th newest of those. A key without action ids keeps its
- * newest maxInInterval records, by rank, as the MULTI path does.
- *
  * Every read comes before the key's PEXPIRE: a key given a TTL of 1 ms may
- * be gone at the next command of the same script. Scores are written with
- * string.format('%.0f'): Lua's own number-to-string conversion keeps 14
- * digits, and microsecond timestamps have 16.
+ * be gone at the next command of the same script. The text is put together
+ * from constants of this module and its imports when it loads, never from an
+ * input: its SHA1 never changes.
  */
 export const DECIDE_SCRIPT = defineScript(
   'decide',
   `if redis.replicate_commands then redis.replicate_commands() end
-local WRONG_TYPE, BAD_ARGUMENT = -1, -2
+local WRONG_TYPE, BAD_ARGUMENT = ${DECISION_FAILED.wrongType}, ${DECISION_FAILED.badArgument}
 local redisNow
 local reply = {}
 
-local function failed(result)
-  return type(result) == 'table' and result.err ~= nil
-end
+${FLOOD_BOUND_LUA}
+${luaReader('readHeader', [{ array: 'ARGV', offset: 'a', fields: DECISION_HEADER }])}
 
-local function score(value)
-  return string.format('%.0f', value)
-end
+${luaReader('readTier', [
+  { array: 'KEYS', offset: 'k', fields: TIER_KEYS },
+  { array: 'ARGV', offset: 'a', fields: TIER_RULE },
+])}
 
--- The score at one rank (negative: from the newest), or -1 when there is none.
-local function scoreAt(key, rank)
-  local pair = redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')
-  return pair[2] and tonumber(pair[2]) or -1
-end
+${luaWriter('answerHeader', REPLY_HEADER)}
 
--- True for a member that carries an action id: '+' (43) admitted, '-' (45) blocked.
-local function isAction(member)
-  local first = string.byte(member)
-  return first == 43 or first == 45
-end
+${luaWriter('answerRecorded', RECORDED_TIER, REPLY_VALUES_PER_TIER)}
 
-local function removeAll(key, members)
-  for j = 1, #members, 500 do
-    redis.call('ZREM', key, unpack(members, j, math.min(j + 499, #members)))
-  end
-end
-
--- The flood bound of one key holding count records after a write; returns how many it holds afterwards.
-local function trim(key, actions, max, count)
-  if count <= max then return count end
-  local actionCount = redis.pcall('ZCARD', actions)
-  if failed(actionCount) then return count end
-  if actionCount == 0 then
-    redis.call('ZREMRANGEBYRANK', key, 0, -1 - max)
-    return max
-  end
-  -- At least this many records carry no action id (the companion holds a copy of every one that does, and
-  -- nothing the key has dropped).
-  local excess = count - actionCount - max
-  if excess < 0 then return count end
-  -- From the oldest: the first excess records without an action id go; the next is the max-th newest of them.
-  local doomed, floor, start = {}, nil, 0
-  while floor == nil do
-    local chunk = redis.call('ZRANGE', key, start, start + excess + 15, 'WITHSCORES')
-    if #chunk == 0 then break end
-    for j = 1, #chunk, 2 do
-      if not isAction(chunk[j]) then
-        if #doomed < excess then doomed[#doomed + 1] = chunk[j] else floor = chunk[j + 1] break end
-      end
-    end
-    start = start + #chunk / 2
-  end
-  if floor == nil then return count end
-  removeAll(key, doomed)
-  count = count - #doomed
-  local blocked = {}
-  for _, member in ipairs(redis.call('ZRANGEBYSCORE', actions, '-inf', floor)) do
-    if string.byte(member) == 45 then blocked[#blocked + 1] = member end
-  end
-  if #blocked > 0 then
-    removeAll(key, blocked)
-    removeAll(actions, blocked)
-  end
-  return count - #blocked
-end
+${luaWriter('answerDryRun', DRY_RUN_TIER, REPLY_VALUES_PER_TIER)}
 
 local function fail(n, now, code)
-  reply[#reply + 1] = now or 0
-  reply[#reply + 1] = code
-  reply[#reply + 1] = 0
-  for _ = 1, 5 * n do reply[#reply + 1] = -1 end
+  answerHeader({now = now or 0, allowed = code, alreadyAdmitted = 0})
+  for _ = 1, ${REPLY_VALUES_PER_TIER} * n do reply[#reply + 1] = -1 end
 end
 
--- One decision: its keys follow KEYS[k0] (tier i's at k0 + 2i - 1 and its companion's at k0 + 2i), its header
--- ARGV[a0 + 1 .. a0 + 5], its tiers' values after that.
-local function decide(k0, a0, n)
+-- One decision: its header, read at ARGV[a0 + 1], then each tier's keys after KEYS[k0] and its rule after the header.
+local function decide(k0, a0, header)
+  local n = header.tierCount
   local now
-  if ARGV[a0 + 2] == '' then
+  if header.now == '' then
     if not redisNow then
       local time = redis.call('TIME')
       redisNow = tonumber(time[1]) * 1000000 + tonumber(time[2])
     end
     now = redisNow
   else
-    now = tonumber(ARGV[a0 + 2])
+    now = tonumber(header.now)
   end
   if now == nil then return fail(n, 0, BAD_ARGUMENT) end
-  local record = ARGV[a0 + 4] == '1'
-  local actionId = ARGV[a0 + 5]
-  local rules = {}
+  local record, actionId = header.record, header.actionId
+  local tiers = {}
   for i = 1, n do
-    local at = a0 + 4 * i + 2
-    local interval, max, gap = tonumber(ARGV[at]), tonumber(ARGV[at + 1]), tonumber(ARGV[at + 2])
-    if not (interval and max and gap and max >= 1) then return fail(n, now, BAD_ARGUMENT) end
-    rules[i] = {interval = interval, max = max, gap = gap, countBlocked = ARGV[at + 3] == '1', cutoff = score(now - interval)}
+    local tier = readTier(k0 + ${TIER_KEYS.length} * (i - 1), a0 + ${DECISION_HEADER.length} + ${TIER_RULE.length} * (i - 1))
+    if not (tier and tier.max >= 1) then return fail(n, now, BAD_ARGUMENT) end
+    tier.cutoff = score(now - tier.interval)
+    tiers[i] = tier
   end
   -- The first command on each key tells a key of another type, before anything is written: the decision then fails alone.
   local counts = {}
-  for i = 1, n do
-    local key = KEYS[k0 + 2 * i - 1]
+  for i, tier in ipairs(tiers) do
     local count
     if record then
-      count = redis.pcall('ZCARD', key)
-      if actionId ~= '' and not failed(count) and failed(redis.pcall('ZCARD', KEYS[k0 + 2 * i])) then count = WRONG_TYPE end
+      count = redis.pcall('ZCARD', tier.key)
+      if actionId ~= '' and not failed(count) and failed(redis.pcall('ZCARD', tier.actions)) then count = WRONG_TYPE end
     else
-      count = redis.pcall('ZCOUNT', key, '(' .. rules[i].cutoff, '+inf')
+      count = redis.pcall('ZCOUNT', tier.key, '(' .. tier.cutoff, '+inf')
     end
     if count == WRONG_TYPE or failed(count) then return fail(n, now, WRONG_TYPE) end
     counts[i] = count
@@ -181,62 +162,54 @@ local function decide(k0, a0, n)
   -- Step 1 (record mode): drop what left the window, from the companion too, so that it never holds a record
   -- the key no longer does (whatever the clock does next).
   if record then
-    for i = 1, n do
-      local dropped = redis.call('ZREMRANGEBYSCORE', KEYS[k0 + 2 * i - 1], '-inf', rules[i].cutoff)
+    for i, tier in ipairs(tiers) do
+      local dropped = redis.call('ZREMRANGEBYSCORE', tier.key, '-inf', tier.cutoff)
       if dropped > 0 then
         counts[i] = counts[i] - dropped
-        redis.pcall('ZREMRANGEBYSCORE', KEYS[k0 + 2 * i], '-inf', rules[i].cutoff)
+        redis.pcall('ZREMRANGEBYSCORE', tier.actions, '-inf', tier.cutoff)
       end
     end
   end
   local replayed = false
   if record and actionId ~= '' then
-    for i = 1, n do
-      if redis.call('ZSCORE', KEYS[k0 + 2 * i - 1], '+' .. actionId) then replayed = true end
+    for _, tier in ipairs(tiers) do
+      if redis.call('ZSCORE', tier.key, '+' .. actionId) then replayed = true end
     end
   end
   local allowed = true
   local samples = {}
-  for i = 1, n do
-    local key, rule, count = KEYS[k0 + 2 * i - 1], rules[i], counts[i]
-    local max = rule.max
-    local newest, kMinus1th, kth = -1, -1, -1
-    if count > 0 then newest = scoreAt(key, -1) end
+  for i, tier in ipairs(tiers) do
+    local count, max = counts[i], tier.max
+    local sample = {count = count, newest = -1, kMinus1thNewest = -1, kthNewest = -1}
+    if count > 0 then sample.newest = scoreAt(tier.key, -1) end
     if not record then
       if max == 1 then
-        if count >= 1 then kth = newest end
+        if count >= 1 then sample.kthNewest = sample.newest end
       elseif count >= max - 1 then
-        local pair = redis.call('ZRANGE', key, -max, 1 - max, 'WITHSCORES')
-        kMinus1th = tonumber(pair[#pair])
-        if count >= max then kth = tonumber(pair[2]) end
+        local pair = redis.call('ZRANGE', tier.key, -max, 1 - max, 'WITHSCORES')
+        sample.kMinus1thNewest = tonumber(pair[#pair])
+        if count >= max then sample.kthNewest = tonumber(pair[2]) end
       end
     end
-    if count >= max or (rule.gap > 0 and newest >= 0 and now - newest < rule.gap) then
+    if count >= max or (tier.gap > 0 and sample.newest >= 0 and now - sample.newest < tier.gap) then
       allowed = false
     end
-    samples[i] = {count, newest, kMinus1th, kth}
+    samples[i] = sample
   end
-  reply[#reply + 1] = now
-  reply[#reply + 1] = (allowed or replayed) and 1 or 0
-  reply[#reply + 1] = replayed and 1 or 0
-  local member = ARGV[a0 + 3]
+  answerHeader({now = now, allowed = (allowed or replayed) and 1 or 0, alreadyAdmitted = replayed and 1 or 0})
+  local member = header.member
   if actionId ~= '' then member = (allowed and '+' or '-') .. actionId end
   local scoreNow = score(now)
-  for i = 1, n do
-    local key, actions, rule, sample = KEYS[k0 + 2 * i - 1], KEYS[k0 + 2 * i], rules[i], samples[i]
-    reply[#reply + 1] = sample[1]
-    reply[#reply + 1] = sample[2]
+  for i, tier in ipairs(tiers) do
+    local key, actions, sample = tier.key, tier.actions, samples[i]
     if not record then
-      reply[#reply + 1] = sample[3]
-      reply[#reply + 1] = sample[4]
-      reply[#reply + 1] = -1
-    elseif replayed or not (allowed or rule.countBlocked) then
+      answerDryRun(sample)
+    elseif replayed or not (allowed or tier.countBlocked) then
       -- Nothing recorded: S' = S.
-      reply[#reply + 1] = sample[1]
-      reply[#reply + 1] = sample[2]
-      reply[#reply + 1] = sample[1] >= rule.max and scoreAt(key, -rule.max) or -1
+      local maxthAfter = sample.count >= tier.max and scoreAt(key, -tier.max) or -1
+      answerRecorded({count = sample.count, newest = sample.newest, countAfter = sample.count, newestAfter = sample.newest, maxthAfter = maxthAfter})
     else
-      local count, newest = sample[1], sample[2]
+      local count, newest = sample.count, sample.newest
       if actionId ~= '' then
         -- The action is recorded once: an earlier blocked record is replaced.
         count = count - redis.call('ZREM', key, '-' .. actionId)
@@ -244,16 +217,15 @@ local function decide(k0, a0, n)
         redis.call('ZADD', actions, scoreNow, member)
       end
       count = count + redis.call('ZADD', key, scoreNow, member)
-      count = trim(key, actions, rule.max, count)
+      count = trim(key, actions, tier.max, count)
       if actionId ~= '' then
         newest = count > 0 and scoreAt(key, -1) or -1
       elseif now > newest then
         newest = now
       end
-      reply[#reply + 1] = count
-      reply[#reply + 1] = newest
-      reply[#reply + 1] = count >= rule.max and scoreAt(key, -rule.max) or -1
-      local ttl = math.ceil(rule.interval / 1000)
+      local maxthAfter = count >= tier.max and scoreAt(key, -tier.max) or -1
+      answerRecorded({count = sample.count, newest = sample.newest, countAfter = count, newestAfter = newest, maxthAfter = maxthAfter})
+      local ttl = math.ceil(tier.interval / 1000)
       redis.call('PEXPIRE', key, ttl)
       -- The companion outlives its key by a millisecond, so it never misses a record the key still holds.
       redis.call('PEXPIRE', actions, ttl + 1)
@@ -263,11 +235,11 @@ end
 
 local k0, a0 = 0, 0
 while a0 < #ARGV do
-  local n = tonumber(ARGV[a0 + 1])
-  if n == nil or n < 1 then return redis.error_reply('decide: bad tier count at argument ' .. (a0 + 1)) end
-  decide(k0, a0, n)
-  k0 = k0 + 2 * n
-  a0 = a0 + 5 + 4 * n
+  local header = readHeader(a0)
+  if header == nil or header.tierCount < 1 then return redis.error_reply('decide: bad tier count in the header at argument ' .. (a0 + 1)) end
+  decide(k0, a0, header)
+  k0 = k0 + ${TIER_KEYS.length} * header.tierCount
+  a0 = a0 + ${DECISION_HEADER.length} + ${TIER_RULE.length} * header.tierCount
 end
 return reply
 `,

@@ -1,4 +1,4 @@
-// The decide script (src/redis/scripts/decide-script.ts) on real Redis, with
+// The decide script (src/redis/decide/decide-script.ts) on real Redis, with
 // the library's internals imported openly: it loads under the SHA1 computed
 // at build time, a flushed script cache makes EVALSHA fall back to EVAL,
 // which loads it again (every mode that runs it: countBlocked: false,

@@ -9,7 +9,8 @@ import sinon from 'sinon';
 import type { WindowRule } from '../../../src/core/decision-model.js';
 import type { RedisAdapter } from '../../../src/redis/adapters/adapter.js';
 import { DecisionBatcher, MAX_BATCH_ARGUMENTS } from '../../../src/redis/decide/decision-batcher.js';
-import type { ScriptDecision } from '../../../src/redis/decide/script-path.js';
+import { callSizeOf } from '../../../src/redis/decide/decide-codec.js';
+import type { ScriptDecision } from '../../../src/redis/decide/decide-script.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
 
 const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: true };
@@ -46,7 +47,7 @@ describe('the decision batcher (adapter stubbed)', () => {
     const batcher = new DecisionBatcher(adapter);
     const outcomes = await Promise.allSettled(Array.from({ length: 1_024 }, (_, i) => batcher.decide(decisionOf(`user-${i}`, 100))));
     expect(outcomes.every((outcome) => outcome.status === 'rejected'), 'every caller answered').to.equal(true);
-    expect(sizes.reduce((sum, size) => sum + size, 0), 'every decision sent once').to.equal(1_024 * 605);
+    expect(sizes.reduce((sum, size) => sum + size, 0), 'every decision sent once').to.equal(1_024 * callSizeOf(decisionOf('x', 100)));
     expect(Math.max(...sizes), 'keys and arguments in the largest call').to.be.at.most(MAX_BATCH_ARGUMENTS);
     expect(Math.min(...sizes), 'no call is needlessly small').to.be.above(MAX_BATCH_ARGUMENTS / 4);
   });
@@ -54,10 +55,12 @@ describe('the decision batcher (adapter stubbed)', () => {
   it('sends a decision larger than the bound alone, and the others around it in batches', async () => {
     const { adapter, sizes } = stubAdapter(() => Promise.reject(new Error('ERR stub')));
     const batcher = new DecisionBatcher(adapter);
-    const huge = Math.ceil(MAX_BATCH_ARGUMENTS / 6); // 6 keys and arguments per tier: more than the bound alone
-    const decisions = [decisionOf('a', 1), decisionOf('b', 1), decisionOf('c', huge), decisionOf('d', 1), decisionOf('e', 1)];
+    const perTier = callSizeOf(decisionOf('x', 2)) - callSizeOf(decisionOf('x', 1));
+    const huge = decisionOf('c', Math.ceil(MAX_BATCH_ARGUMENTS / perTier)); // more than the bound alone
+    const decisions = [decisionOf('a', 1), decisionOf('b', 1), huge, decisionOf('d', 1), decisionOf('e', 1)];
     await Promise.allSettled(decisions.map((decision) => batcher.decide(decision)));
-    expect(sizes, 'keys and arguments per call').to.deep.equal([22, 5 + 6 * huge, 22]);
+    const pair = 2 * callSizeOf(decisionOf('x', 1));
+    expect(sizes, 'keys and arguments per call').to.deep.equal([pair, callSizeOf(huge), pair]);
   });
 
   it('fails the callers of a batch whose sending throws, and sends the next batches as usual', async () => {

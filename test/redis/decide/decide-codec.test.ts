@@ -1,0 +1,120 @@
+// The decide script's call layout, end to end: the field the codec encodes
+// in each slot is the field the Lua reads there, and each value the Lua
+// answers is the one the codec decodes under that name. Two decisions in one
+// call (so the second's offsets follow the first's), tiers whose rules differ
+// in every field, and what Redis then holds tell the fields apart: a field
+// read from another slot than it was written to changes a verdict, a score,
+// a member or a TTL below.
+
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import type { Tier } from '../../../src/core/store.js';
+import { IORedisAdapter } from '../../../src/redis/adapters/ioredis-adapter.js';
+import { appendDecision, callSizeOf, decodeReply } from '../../../src/redis/decide/decide-codec.js';
+import { DECIDE_SCRIPT, DECISION_HEADER, TIER_KEYS, TIER_RULE, type ScriptDecision } from '../../../src/redis/decide/decide-script.js';
+import { RedisStore } from '../../../src/redis/redis-store.js';
+import { uniqueNamespaces } from '../../support/namespaces.js';
+import { useIORedisClient } from '../../support/ioredis-client.js';
+
+describe('the decide script call layout', () => {
+  const connection = useIORedisClient();
+  let client: Redis;
+  const namespaces = uniqueNamespaces('layout');
+  before(() => {
+    client = connection.client;
+  });
+
+  it('the Lua uses by name every field of the layout, and no field the layout lacks', () => {
+    const usedOf = (table: string): string[] => [...new Set([...DECIDE_SCRIPT.lua.matchAll(new RegExp(`\\b${table}\\.(\\w+)`, 'g'))].map((match) => match[1] as string))].sort();
+    expect(usedOf('header')).to.deep.equal(DECISION_HEADER.map((field) => field.name).sort());
+    // `cutoff` is the one value the Lua adds to a tier's table itself.
+    expect(usedOf('tier')).to.deep.equal([...TIER_KEYS, ...TIER_RULE].map((field) => field.name).concat('cutoff').sort());
+  });
+
+  it('callSizeOf counts the keys and arguments appendDecision appends', () => {
+    const store = new RedisStore(new IORedisAdapter(client), 'script');
+    for (let n = 1; n <= 4; n += 1) {
+      const tiers = Array.from({ length: n }, (_, i): Tier => ({ key: `k${i}`, rule: { intervalUs: 1, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false }, store }));
+      const keys: string[] = [];
+      const args: (string | number)[] = [];
+      const decision: ScriptDecision = { tiers, now: 1, dryRun: false, actionId: 'a' };
+      appendDecision(keys, args, decision);
+      expect(keys.length + args.length, `${n} tiers`).to.equal(callSizeOf(decision));
+    }
+  });
+
+  it('carries every field of the header, the tiers and the reply to the slot the other side reads, through real Redis', async () => {
+    const store = new RedisStore(new IORedisAdapter(client), 'script');
+    const ns = namespaces.next();
+    // Every rule field differs between the tiers and from every other field.
+    const a: Tier = { key: `${ns}:a:{alice}`, rule: { intervalUs: 7_654_321, maxInInterval: 3, minDifferenceUs: 250_000, countBlocked: true }, store };
+    const b: Tier = { key: `${ns}:b:{alice}`, rule: { intervalUs: 9_876_543, maxInInterval: 2, minDifferenceUs: 0, countBlocked: false }, store };
+    const c: Tier = { key: `${ns}:c:{bob}`, rule: { intervalUs: 3_333_333, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false }, store };
+    const t0 = 1_700_000_000_123_457;
+    const call = async (...decisions: ScriptDecision[]): Promise<ReturnType<typeof decodeReply>> => {
+      const keys: string[] = [];
+      const args: (string | number)[] = [];
+      for (const decision of decisions) appendDecision(keys, args, decision);
+      return decodeReply(decisions, await client.eval(DECIDE_SCRIPT.lua, keys.length, ...keys, ...args));
+    };
+    const held = async (key: string): Promise<string[]> => client.zrange(key, 0, -1, 'WITHSCORES');
+    const expectTtl = async (key: string, intervalUs: number): Promise<void> => {
+      const ttl = await client.pttl(key);
+      expect(ttl, `${key}'s TTL`).to.be.within(Math.ceil(intervalUs / 1000) - 2000, Math.ceil(intervalUs / 1000));
+    };
+
+    // Two decisions in one call, the first of two tiers: the second's keys and arguments follow the first's.
+    const [first, second] = await call({ tiers: [a, b], now: t0, dryRun: false }, { tiers: [c], now: t0 + 1, dryRun: false });
+    const recordedAt = (count: number, newest: number, countAfter: number, newestAfter: number, maxthAfter: number) => ({ count, newest, countAfter, newestAfter, maxthAfter });
+    expect(first).to.deep.equal({ dryRun: false, header: { now: t0, allowed: 1, alreadyAdmitted: 0 }, tiers: [recordedAt(0, -1, 1, t0, -1), recordedAt(0, -1, 1, t0, -1)] });
+    expect(second).to.deep.equal({ dryRun: false, header: { now: t0 + 1, allowed: 1, alreadyAdmitted: 0 }, tiers: [recordedAt(0, -1, 1, t0 + 1, t0 + 1)] });
+    const [member, score] = (await held(a.key)) as [string, string];
+    expect(Number(score)).to.equal(t0);
+    expect(member, 'the member recorded is the header member').to.match(/^[0-9a-z]{6,}$/);
+    expect(await held(b.key)).to.deep.equal([member, String(t0)]);
+    expect((await held(c.key))[1]).to.equal(String(t0 + 1));
+    await expectTtl(a.key, a.rule.intervalUs);
+    await expectTtl(b.key, b.rule.intervalUs);
+    await expectTtl(c.key, c.rule.intervalUs);
+    expect(await client.exists(`${a.key}:a`), 'no action id, no companion').to.equal(0);
+
+    // Inside a's gap: blocked, recorded '-job-7' where blocked attempts count (a), nothing where they do not (b).
+    const [blocked] = await call({ tiers: [a, b], now: t0 + 100_000, dryRun: false, actionId: 'job-7' });
+    expect(blocked).to.deep.equal({
+      dryRun: false,
+      header: { now: t0 + 100_000, allowed: 0, alreadyAdmitted: 0 },
+      tiers: [recordedAt(1, t0, 2, t0 + 100_000, -1), recordedAt(1, t0, 1, t0, -1)],
+    });
+    expect(await held(a.key)).to.deep.equal([member, String(t0), '-job-7', String(t0 + 100_000)]);
+    expect(await held(`${a.key}:a`)).to.deep.equal(['-job-7', String(t0 + 100_000)]);
+    expect(await held(b.key)).to.deep.equal([member, String(t0)]);
+
+    // Past the gap: admitted, '+job-7' replaces '-job-7'; b is full at max 2 and answers its max-th newest.
+    const [admitted] = await call({ tiers: [a, b], now: t0 + 400_000, dryRun: false, actionId: 'job-7' });
+    expect(admitted).to.deep.equal({
+      dryRun: false,
+      header: { now: t0 + 400_000, allowed: 1, alreadyAdmitted: 0 },
+      tiers: [recordedAt(2, t0 + 100_000, 2, t0 + 400_000, -1), recordedAt(1, t0, 2, t0 + 400_000, t0)],
+    });
+    expect(await held(a.key)).to.deep.equal([member, String(t0), '+job-7', String(t0 + 400_000)]);
+    expect(await held(`${b.key}:a`)).to.deep.equal(['+job-7', String(t0 + 400_000)]);
+    await expectTtl(`${a.key}:a`, a.rule.intervalUs + 1000);
+
+    // The same action id again: already admitted, nothing written.
+    const [replayed] = await call({ tiers: [a, b], now: t0 + 500_000, dryRun: false, actionId: 'job-7' });
+    expect(replayed?.header).to.deep.equal({ now: t0 + 500_000, allowed: 1, alreadyAdmitted: 1 });
+
+    // A dry run writes nothing, and answers the (k-1)-th and k-th newest of each tier; a's gap blocks.
+    const before = [await held(a.key), await held(b.key)];
+    const [peeked] = await call({ tiers: [a, b], now: t0 + 600_000, dryRun: true });
+    expect(peeked).to.deep.equal({
+      dryRun: true,
+      header: { now: t0 + 600_000, allowed: 0, alreadyAdmitted: 0 },
+      tiers: [
+        { count: 2, newest: t0 + 400_000, kMinus1thNewest: t0, kthNewest: -1 },
+        { count: 2, newest: t0 + 400_000, kMinus1thNewest: t0 + 400_000, kthNewest: t0 },
+      ],
+    });
+    expect([await held(a.key), await held(b.key)]).to.deep.equal(before);
+  });
+});
