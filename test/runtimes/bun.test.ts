@@ -7,11 +7,9 @@
 // is told apart from the clients the library serves.
 
 import { expect } from 'chai';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cleanEnv, installedProject, packPackage, REPO, run } from '../support/packed-package.js';
-import { runtimeBinary, type RuntimeBinary } from '../support/runtime-binary.js';
+import { cleanEnv, REPO, run } from '../support/packed-package.js';
+import { useRuntimeProject } from '../support/runtime-binary.js';
 
 /** The runner's closing line (test/runtimes/bun/run-mocha.ts). */
 interface BunResult {
@@ -25,33 +23,17 @@ interface BunResult {
 
 describe('under Bun', function () {
   this.timeout(240_000);
-  let bun: RuntimeBinary | undefined;
-  let root = '';
-  let consumer = '';
-
-  before(async function () {
-    this.timeout(180_000);
-    bun = runtimeBinary('bun');
-    root = mkdtempSync(join(tmpdir(), 'rwl-bun-'));
-    consumer = await installedProject(root, 'bun-consumer', { type: 'module' }, await packPackage(root));
-  });
-  after(() => {
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
-
-  const binary = (): string => {
-    if (bun === undefined) throw new Error('no Bun binary: see the before hook');
-    return bun.path;
-  };
+  const project = useRuntimeProject('bun');
 
   it('passes the contract with the installed package: memory, ioredis, iovalkey and node-redis 5 (with batch: true), and refuses Bun’s RedisClient', async () => {
     const args = ['--preload', './test/runtimes/bun/built-package.ts', 'test/runtimes/bun/run-mocha.ts', 'test/runtimes/bun/contract.ts'];
-    const output = await run(binary(), args, REPO, { env: cleanEnv({ RWL_CONSUMER_DIR: consumer }), timeoutMs: 200_000 });
+    const { binary, directory } = project();
+    const output = await run(binary.path, args, REPO, { env: cleanEnv({ RWL_CONSUMER_DIR: directory }), timeoutMs: 200_000 });
     const line = output.split('\n').find((candidate) => candidate.startsWith('RESULT '));
     expect(line, `the runner's closing line, in:\n${output.slice(-3000)}`).to.be.a('string');
     const result = JSON.parse((line as string).slice('RESULT '.length)) as BunResult;
-    expect(result.runtime).to.equal(`bun ${bun?.version}`);
-    expect(result.library, 'the library came from the installed package').to.equal(join(consumer, 'node_modules', 'rolling-window-limiter', 'dist', 'esm', 'index.js'));
+    expect(result.runtime).to.equal(`bun ${binary.version}`);
+    expect(result.library, 'the library came from the installed package').to.equal(join(directory, 'node_modules', 'rolling-window-limiter', 'dist', 'esm', 'index.js'));
     expect(result).to.include({ failures: 0, pending: 0 });
     expect(result.passes).to.be.above(300);
     expect(result.suites).to.include.members([
@@ -65,7 +47,7 @@ describe('under Bun', function () {
   });
 
   it('tells Bun’s RedisClient apart from ioredis, iovalkey and node-redis clients', async () => {
-    const output = await run(binary(), ['test/runtimes/bun/bun-client-detection.ts'], REPO);
+    const output = await run(project().binary.path, ['test/runtimes/bun/bun-client-detection.ts'], REPO);
     expect(JSON.parse(output)).to.deep.equal({ bun: true, ioredis: false, iovalkey: false, nodeRedis: false, object: false });
   });
 });

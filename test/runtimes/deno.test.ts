@@ -5,39 +5,26 @@
 // project's node_modules; `--cached-only`: nothing is fetched).
 
 import { expect } from 'chai';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { cleanEnv, installedProject, packPackage, REPO, run } from '../support/packed-package.js';
-import { runtimeBinary, type RuntimeBinary } from '../support/runtime-binary.js';
+import { cleanEnv, REPO, run } from '../support/packed-package.js';
+import { useRuntimeProject } from '../support/runtime-binary.js';
 
 describe('under Deno', function () {
   this.timeout(120_000);
-  let deno: RuntimeBinary | undefined;
-  let root = '';
-  let consumer = '';
-
-  before(async function () {
-    this.timeout(180_000);
-    deno = runtimeBinary('deno');
-    root = mkdtempSync(join(tmpdir(), 'rwl-deno-'));
-    consumer = await installedProject(root, 'deno-consumer', { type: 'module' }, await packPackage(root));
-    const smoke = readFileSync(join(REPO, 'test/runtimes/deno/smoke.ts'), 'utf8').replaceAll("'../../../src/index.js'", "'rolling-window-limiter'");
-    expect(smoke, 'every import of src/ is rewritten').to.not.match(/'(\.\.\/)+src\//);
-    writeFileSync(join(consumer, 'smoke.ts'), smoke);
-  });
-  after(() => {
-    if (root) rmSync(root, { recursive: true, force: true });
-  });
+  const project = useRuntimeProject('deno');
 
   it('limits exactly in memory (limit, limitWithInfo, wouldLimit, undo, clear, a stack) on an injected clock, with diagnostics_channel', async () => {
-    if (deno === undefined) throw new Error('no Deno binary: see the before hook');
+    const { binary, directory, root } = project();
+    const smoke = readFileSync(join(REPO, 'test/runtimes/deno/smoke.ts'), 'utf8').replaceAll("'../../../src/index.js'", "'rolling-window-limiter'");
+    expect(smoke, 'every import of src/ is rewritten').to.not.match(/'(\.\.\/)+src\//);
+    writeFileSync(join(directory, 'smoke.ts'), smoke);
     const env = cleanEnv({ DENO_DIR: join(root, 'deno-dir'), DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' });
-    const output = await run(deno.path, ['run', '--no-prompt', '--cached-only', 'smoke.ts'], consumer, { env });
+    const output = await run(binary.path, ['run', '--no-prompt', '--cached-only', 'smoke.ts'], directory, { env });
     expect(JSON.parse(output)).to.deep.equal({
-      runtime: deno.version.replace(/^deno (\S+).*$/, 'deno $1'),
-      library: pathToFileURL(join(consumer, 'node_modules/rolling-window-limiter/dist/esm/index.js')).href,
+      runtime: binary.version.replace(/^deno (\S+).*$/, 'deno $1'),
+      library: pathToFileURL(join(directory, 'node_modules/rolling-window-limiter/dist/esm/index.js')).href,
       decisions: 14,
     });
   });

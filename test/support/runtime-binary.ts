@@ -5,9 +5,10 @@
 // message that says so, never skip.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO } from './packed-package.js';
+import { installedProject, packPackage, REPO } from './packed-package.js';
 
 /** A runtime's binary and the version it reports. */
 export interface RuntimeBinary {
@@ -34,4 +35,38 @@ export function runtimeBinary(runtime: keyof typeof BINARIES): RuntimeBinary {
   } catch (error) {
     throw new Error(`The ${runtime} binary at ${path} does not run (${(error as Error).message.split('\n')[0]}); it may be the package's placeholder: ${fix}`, { cause: error });
   }
+}
+
+/** A runtime's binary and a throwaway project where the packed package is installed, as the hooks set them up. */
+export interface RuntimeProject {
+  readonly binary: RuntimeBinary;
+  /** The project's directory (type: module, the package in its node_modules). */
+  readonly directory: string;
+  /** The temporary directory that holds it, removed by the `after` hook. */
+  readonly root: string;
+}
+
+/**
+ * Registers `before` and `after` hooks on the calling describe block: the
+ * runtime's binary (failing the block with the fix when it is missing), the
+ * package packed and installed in `<runtime>-consumer` in a temp directory,
+ * and that directory removed afterwards.
+ */
+export function useRuntimeProject(runtime: keyof typeof BINARIES): () => RuntimeProject {
+  let project: RuntimeProject | undefined;
+  let root = '';
+  before(async function () {
+    this.timeout(180_000);
+    const binary = runtimeBinary(runtime);
+    root = mkdtempSync(join(tmpdir(), `rwl-${runtime}-`));
+    const directory = await installedProject(root, `${runtime}-consumer`, { type: 'module' }, await packPackage(root));
+    project = { binary, directory, root };
+  });
+  after(() => {
+    if (root) rmSync(root, { recursive: true, force: true });
+  });
+  return () => {
+    if (project === undefined) throw new Error(`no ${runtime} project: see the before hook`);
+    return project;
+  };
 }

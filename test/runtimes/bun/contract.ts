@@ -5,13 +5,11 @@
 // scenarios. And Bun's own RedisClient, which the library refuses.
 
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
-import { Redis as Valkey } from 'iovalkey';
-import { createClient } from 'redis5';
 import { RollingRateLimiter, UnsupportedError, type RedisClient } from '../../../src/index.js';
 import { describeActionIdContract } from '../../contract/action-ids-contract.js';
 import { describeLimiterContract } from '../../contract/limiter-contract.js';
 import { describeRedisBackend } from '../../contract/redis-backend.js';
+import { IOREDIS_5, IOVALKEY, NODE_REDIS_5 } from '../../contract/redis-backends.js';
 import { describeStackContract } from '../../contract/stack-contract.js';
 import { useRedis, type UsedRedis } from '../../support/redis-server.js';
 
@@ -20,41 +18,9 @@ describeLimiterContract('the in-memory store', memory, { countBlockedFalse: true
 describeStackContract('the in-memory store', memory, { modelSchedules: 400, ownStatePerLimiter: true });
 describeActionIdContract('the in-memory store', memory);
 
-const volume = { modelSchedules: 150, stackSchedules: 80, batchSchedules: 80 };
-describeRedisBackend(
-  {
-    name: 'ioredis 5 (standalone)',
-    topology: 'standalone',
-    async connect({ url }) {
-      const client = new Redis(url);
-      return { client, close: async () => void (await client.quit()) };
-    },
-  },
-  volume,
-);
-describeRedisBackend(
-  {
-    name: 'iovalkey (standalone)',
-    topology: 'standalone',
-    async connect({ url }) {
-      const client = new Valkey(url);
-      return { client, close: async () => void (await client.quit()) };
-    },
-  },
-  volume,
-);
-describeRedisBackend(
-  {
-    name: 'node-redis 5 (standalone)',
-    topology: 'standalone',
-    async connect({ url }) {
-      const client = createClient({ url });
-      await client.connect();
-      return { client, close: async () => void client.destroy() };
-    },
-  },
-  volume,
-);
+for (const backend of [IOREDIS_5.standalone, IOVALKEY.standalone, NODE_REDIS_5.standalone]) {
+  describeRedisBackend(backend, { modelSchedules: 150, stackSchedules: 80, batchSchedules: 80 });
+}
 
 interface BunRedisClient {
   send(command: string, args: string[]): Promise<unknown>;
