@@ -48,7 +48,8 @@ export interface RollingRateLimiterOptions {
    * limiter. Supported: an ioredis `Redis` or `Cluster` (ioredis 5 or 6), a
    * node-redis client from `createClient` or `createCluster` (`redis` 4 or 5,
    * connected by you), or a redis-mock client for unit tests (MULTI path only:
-   * `countBlocked: true` with a local clock).
+   * `countBlocked: true` with a local clock). iovalkey (the ioredis fork for
+   * Valkey) is taken as ioredis: its `Redis` and `Cluster` work the same way.
    */
   readonly client?: RedisClient;
 

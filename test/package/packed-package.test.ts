@@ -15,38 +15,14 @@
 // package.json, and nothing else. Temp directories are removed afterwards.
 
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
+import { installedProject, packPackage, REPO, run } from '../support/packed-package.js';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-/** Longest any one command may take. */
-const COMMAND_TIMEOUT_MS = 90_000;
-
-/** The environment for child commands: without the npm_* variables of an enclosing `npm test`. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!/^npm_/i.test(name) && name !== 'INIT_CWD') env[name] = value;
-  }
-  return { ...env, ...extra };
-}
-
-/** Runs a command; resolves with its stdout, rejects with its output when it fails. */
-function run(command: string, args: readonly string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(command, args, { cwd, env, encoding: 'utf8', timeout: COMMAND_TIMEOUT_MS, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${command} ${args.join(' ')} (in ${cwd}) failed: ${error.message}\n${stdout}\n${stderr}`));
-      else resolve(stdout);
-    });
-  });
-}
 
 /** The file names in a .tgz made by `npm pack` (ustar, with pax headers for long names). */
 function tarballEntries(file: string): string[] {
@@ -177,12 +153,7 @@ describe('the packed package, installed in throwaway projects', function () {
 
   before(async function () {
     root = mkdtempSync(join(tmpdir(), 'rwl-packed-'));
-    const packDirectory = join(root, 'pack');
-    mkdirSync(packDirectory);
-    await run(NPM, ['pack', '--silent', '--pack-destination', packDirectory], REPO);
-    const packed = readdirSync(packDirectory).filter((file) => file.endsWith('.tgz'));
-    expect(packed, 'npm pack made one tarball').to.have.lengthOf(1);
-    tarball = join(packDirectory, packed[0] as string);
+    tarball = await packPackage(root);
     setups = startSetups();
   });
 
@@ -194,11 +165,7 @@ describe('the packed package, installed in throwaway projects', function () {
 
   /** A project directory with a package.json, the tarball installed offline, and optionally this repo's @types linked in. */
   async function project(name: string, manifest: object, files: Record<string, string>, { types = false } = {}): Promise<string> {
-    const directory = join(root, name);
-    mkdirSync(directory);
-    writeFileSync(join(directory, 'package.json'), JSON.stringify({ name, version: '1.0.0', private: true, ...manifest }, null, 2));
-    // A cache of its own: the install needs nothing but the tarball.
-    await run(NPM, ['install', '--no-audit', '--no-fund', '--offline', '--cache', join(root, 'npm-cache', name), tarball], directory);
+    const directory = await installedProject(root, name, manifest, tarball);
     if (types) {
       // @types/node and @types/express as a user's project would have them, without installing anything.
       const link = join(directory, 'node_modules', '@types');

@@ -7,7 +7,7 @@ import { NodeRedisClusterAdapter, isNodeRedisCluster } from './node-redis-cluste
 
 /** The clients this version supports, as named in error messages. */
 export const SUPPORTED_CLIENTS =
-  'an ioredis `Redis` (also with sentinels) or `Cluster` (ioredis 5 or 6), a node-redis client from `createClient` or `createCluster` (`redis` 4 or 5) or `createSentinel` (`redis` 5), or a redis-mock client';
+  'an ioredis `Redis` (also with sentinels) or `Cluster` (ioredis 5 or 6, or iovalkey), a node-redis client from `createClient` or `createCluster` (`redis` 4 or 5) or `createSentinel` (`redis` 5), or a redis-mock client';
 
 /**
  * The adapter of each client seen so far: the one place the library keeps
