@@ -62,6 +62,9 @@ export function createDecider<Req>(options: DeciderOptions<Req>): (req: Req) => 
   };
 }
 
+/** A `message` function: the body of a 429 from the request and the decision. */
+type MessageFunction<Req> = (req: Req, info: InfoOf<HttpRateLimiter>) => RateLimitMessage | Promise<RateLimitMessage>;
+
 /** The body of a 429 as text, with its content type. */
 export interface LimitedBody {
   readonly text: string;
@@ -73,15 +76,11 @@ export interface LimitedBody {
  * called), or by default `{ "error": "rate_limited", "retryAfterSeconds": n }`;
  * a string is sent as `text/plain`, anything else as JSON.
  */
-export async function limitedBody<Req>(
-  message: RateLimitMessage | ((req: Req, info: InfoOf<HttpRateLimiter>) => RateLimitMessage | Promise<RateLimitMessage>) | undefined,
-  req: Req,
-  info: RateLimitInfo,
-): Promise<LimitedBody> {
-  const body: RateLimitMessage =
-    message === undefined ? defaultBody(info) : typeof message === 'function' ? await message(req, info as InfoOf<HttpRateLimiter>) : message;
+export async function limitedBody<Req>(message: RateLimitMessage | MessageFunction<Req> | undefined, req: Req, info: InfoOf<HttpRateLimiter>): Promise<LimitedBody> {
+  const body: RateLimitMessage = message === undefined ? defaultBody(info) : typeof message === 'function' ? await (message as MessageFunction<Req>)(req, info) : message;
   if (typeof body === 'string') return { text: body, contentType: 'text/plain; charset=utf-8' };
-  return { text: (JSON.stringify(body) as string | undefined) ?? '', contentType: 'application/json; charset=utf-8' };
+  const json = JSON.stringify(body) as string | undefined; // undefined for what JSON cannot carry, such as a function
+  return { text: json ?? '', contentType: 'application/json; charset=utf-8' };
 }
 
 function defaultBody(info: RateLimitInfo): RateLimitedBody {

@@ -102,7 +102,7 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
     }
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
     c.status(429);
-    if (onLimited !== undefined) return onLimited(c, info as InfoOf<Limiter>);
+    if (onLimited !== undefined) return onLimited(c, info);
     const { text, contentType } = await limitedBody(message, c, info);
     return c.body(text, 429, { 'Content-Type': contentType });
   };

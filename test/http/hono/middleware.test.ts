@@ -16,13 +16,13 @@ import { get, rateLimitHeaders, serve, type Seen } from '../http-helpers.js';
 
 /** An app with the middleware on every route, `GET /` answering 200 `ok`, and an error handler that reports what reached it. */
 function appWith<Limiter extends HttpRateLimiter>(options: RateLimitOptions<Limiter>): Hono {
-  const app = new Hono();
-  app.use(rateLimit(options));
+  // Chained, so that the middleware's variables are typed in the routes (`c.get('rateLimit')`).
+  const app = new Hono().use(rateLimit(options));
   app.get('/', (c) => c.text('ok'));
   app.get('/raw', () => new Response('raw'));
   app.get('/seen', (c) => c.json({ blocked: c.get('rateLimit').blocked, remaining: c.get('rateLimit').actionsRemaining }));
   app.onError((error, c) => c.json({ name: error.name, message: error.message }, 500));
-  return app;
+  return app as unknown as Hono;
 }
 
 /** What a test looks at in a response of `app.request()`. */
@@ -36,7 +36,10 @@ function memoryLimiter(clock: TestClock, options: Omit<RollingRateLimiterOptions
 }
 
 /** A `connInfo` as a runtime adapter gives it, the address read from a test header. */
-const fromHeader = (c: { req: { header(name: string): string | undefined } }): ConnInfo => ({ remote: { address: c.req.header('x-test-address') } });
+const fromHeader = (c: { req: { header(name: string): string | undefined } }): ConnInfo => {
+  const address = c.req.header('x-test-address');
+  return { remote: address === undefined ? {} : { address } };
+};
 const from = (address: string): Record<string, string> => ({ 'x-test-address': address });
 
 describe('rateLimit (Hono, in process)', () => {
