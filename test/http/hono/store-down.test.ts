@@ -8,7 +8,7 @@ import { Hono } from 'hono';
 import { Redis } from 'ioredis';
 import { isRateLimiterError, RollingRateLimiter, type RateLimitInfo, type RollingRateLimiterOptions } from '../../../src/index.js';
 import { rateLimit } from '../../../src/http/hono/hono-middleware.js';
-import { findFreeLoopbackPort } from '../../support/free-port.js';
+import { downRedisClient } from '../../support/down-redis.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 
 const namespaces = uniqueNamespaces('hono-down');
@@ -17,10 +17,7 @@ describe('rateLimit (Hono) with the store down', () => {
   let downClient: Redis | undefined;
 
   before(async () => {
-    // No offline queue and no reconnection, so commands fail at once.
-    const port = await findFreeLoopbackPort();
-    downClient = new Redis({ host: '127.0.0.1', port, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
-    downClient.on('error', () => undefined);
+    downClient = await downRedisClient();
   });
 
   after(() => {
