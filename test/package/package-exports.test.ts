@@ -4,6 +4,7 @@
 
 import { expect } from 'chai';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 describe('the built package', () => {
@@ -30,7 +31,8 @@ describe('the built package', () => {
         '--input-type=module',
         '-e',
         `import { RollingRateLimiter, isRateLimiterError } from 'rolling-window-limiter';
-         import { createRequire } from 'node:module';
+         import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
          const cjs = createRequire(import.meta.url)('rolling-window-limiter');
          const limiter = new RollingRateLimiter({ interval: 1000, maxInInterval: 1 });
          const first = await limiter.limit('a');
@@ -44,4 +46,16 @@ describe('the built package', () => {
     expect(result).to.include({ first: false, second: true, crossBuild: true });
     expect(result.url).to.match(/dist\/esm\/index\.js$/);
   });
+
+  it('resolves rolling-window-limiter/hono to each build, and requires nothing of Hono to load', () => {
+    const require = createRequire(import.meta.url);
+    expect(require.resolve('rolling-window-limiter/hono')).to.match(/dist[\\/]cjs[\\/]http[\\/]hono[\\/]hono-middleware\.js$/);
+    const { rateLimit } = require('rolling-window-limiter/hono') as typeof import('../../src/http/hono/hono-middleware.js');
+    expect(rateLimit).to.be.a('function');
+    for (const file of ['cjs/http/hono/hono-middleware', 'cjs/http/hono/hono-options', 'esm/http/hono/hono-middleware', 'esm/http/hono/hono-options']) {
+      const source = readFileSync(new URL(`../../dist/${file}.js`, import.meta.url), 'utf8');
+      expect(source, `dist/${file}.js: Hono is only types`).to.not.match(/^(import|export|const|var|let)\b.*["'](hono|@hono\/)/m);
+    }
+  });
 });
+

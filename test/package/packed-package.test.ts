@@ -5,12 +5,13 @@
 //     in-memory limit, `rolling-window-limiter/express` limiting real HTTP
 //     requests on node:http, with Express not installed, and the stores of
 //     `rolling-window-limiter/express-rate-limit` and `/fastify` counting in
-//     memory without either library installed;
+//     memory without either library installed, and `/hono` making its
+//     middleware (and refusing one without a key) with Hono not installed;
 //   - TypeScript projects with `moduleResolution: node16` (an ES module and a
 //     .cts CommonJS file) and `moduleResolution: bundler`: type-checked by this
 //     repository's tsc against the installed .d.ts files (skipLibCheck off),
 //     including test/types/public-api.ts rewritten to import the package by
-//     name, then compiled and run.
+//     name, then compiled and run, with a Hono app limited by `/hono`.
 // Also: the tarball holds dist/, README.md, CHANGELOG.md, LICENSE and
 // package.json, and nothing else. Temp directories are removed afterwards.
 
@@ -79,7 +80,13 @@ async function main() {
   const hits = [(await store.increment('ip')).totalHits, (await store.increment('ip')).totalHits];
   const FastifyStore = rollingWindowStore();
   const fastifyHits = await new Promise((resolve, reject) => new FastifyStore({}).incr('ip', (error, result) => (error ? reject(error) : resolve(result.current)), 60_000, 1));
-  console.log(JSON.stringify({ first, second: second.blocked, wait: second.millisecondsUntilAllowed, responses, isError: typeof isRateLimiterError, hits, fastifyHits }));
+  const hono = { middleware: typeof honoRateLimit({ limiter, key: () => 'k' }), refused: false };
+  try {
+    honoRateLimit({ limiter });
+  } catch (error) {
+    hono.refused = error instanceof TypeError && /needs \`key\`.*\`connInfo\`/.test(error.message);
+  }
+  console.log(JSON.stringify({ first, second: second.blocked, wait: second.millisecondsUntilAllowed, responses, isError: typeof isRateLimiterError, hits, fastifyHits, hono }));
 }
 main().catch((error) => {
   console.error(error);
@@ -92,12 +99,13 @@ main().catch((error) => {
 const TYPESCRIPT_NODE10 = `import { rateLimit } from 'rolling-window-limiter/express';
 import { RollingWindowStore, type ClientRateLimitInfo } from 'rolling-window-limiter/express-rate-limit';
 import { rollingWindowStore, type RollingWindowFastifyStoreClass } from 'rolling-window-limiter/fastify';
+import { rateLimit as honoRateLimit } from 'rolling-window-limiter/hono';
 
 const store: RollingWindowStore = new RollingWindowStore({ prefix: 'x:' });
 const Fastify: RollingWindowFastifyStoreClass = rollingWindowStore();
 const info: ClientRateLimitInfo | undefined = undefined;
 void info;
-console.log(JSON.stringify({ middleware: typeof rateLimit, prefix: store.prefix, fastify: typeof Fastify }));
+console.log(JSON.stringify({ middleware: typeof rateLimit, prefix: store.prefix, fastify: typeof Fastify, hono: typeof honoRateLimit }));
 `;
 
 /** What the TypeScript consumers run (their types are the point; this proves the emitted code runs too). */
@@ -105,6 +113,8 @@ const TYPESCRIPT_MAIN = `import { RateLimiterStack, RollingRateLimiter, type Sta
 import { createRateLimitHeaders, retryAfterSeconds } from 'rolling-window-limiter/express';
 import { RollingWindowStore, type ClientRateLimitInfo } from 'rolling-window-limiter/express-rate-limit';
 import { rollingWindowStore, type RollingWindowFastifyStoreClass } from 'rolling-window-limiter/fastify';
+import { rateLimit as honoRateLimit } from 'rolling-window-limiter/hono';
+import { Hono } from 'hono';
 
 const ercStore = new RollingWindowStore({ prefix: 'api:' });
 ercStore.init({ windowMs: 60_000, limit: 5 });
@@ -124,7 +134,10 @@ const stack = new RateLimiterStack([perMinute, every3s]);
 const blocked: boolean = await perMinute.limit('user');
 const info: StackRateLimitInfo = await stack.limitWithInfo('other');
 const headers: Record<string, string> = createRateLimitHeaders(stack)(info);
-console.log(JSON.stringify({ blocked, stackBlocked: info.blocked, tiers: info.tiers.length, headers, retry: retryAfterSeconds(1) }));
+const app = new Hono().use(honoRateLimit({ limiter: every3s, key: () => 'hono' }));
+app.get('/', (c) => c.text(String(c.get('rateLimit').actionsRemaining)));
+const hono = [(await app.request('/')).status, (await app.request('/')).status];
+console.log(JSON.stringify({ blocked, stackBlocked: info.blocked, tiers: info.tiers.length, headers, retry: retryAfterSeconds(1), hono }));
 `;
 
 /** A CommonJS TypeScript file of the node16 project: it resolves the package's `require` types. */
@@ -167,10 +180,12 @@ describe('the packed package, installed in throwaway projects', function () {
   async function project(name: string, manifest: object, files: Record<string, string>, { types = false } = {}): Promise<string> {
     const directory = await installedProject(root, name, manifest, tarball);
     if (types) {
-      // @types/node and @types/express as a user's project would have them, without installing anything.
-      const link = join(directory, 'node_modules', '@types');
-      symlinkSync(join(REPO, 'node_modules', '@types'), link, 'dir');
-      links.push(link);
+      // @types/node, @types/express and Hono as a user's project would have them, without installing anything.
+      for (const name of ['@types', 'hono']) {
+        const link = join(directory, 'node_modules', name);
+        symlinkSync(join(REPO, 'node_modules', name), link, 'dir');
+        links.push(link);
+      }
     }
     for (const [file, text] of Object.entries(files)) writeFileSync(join(directory, file), text);
     return directory;
@@ -185,9 +200,11 @@ describe('the packed package, installed in throwaway projects', function () {
       isError: string;
       hits: number[];
       fastifyHits: number;
+      hono: { middleware: string; refused: boolean };
     };
     expect(result.hits, 'the express-rate-limit store counts').to.deep.equal([1, 2]);
     expect(result.fastifyHits, 'the @fastify/rate-limit store counts').to.equal(1);
+    expect(result.hono, 'the Hono middleware is made, and refused without a key').to.deep.equal({ middleware: 'function', refused: true });
     expect(result.first, 'first attempt allowed').to.equal(false);
     expect(result.second, 'second attempt blocked').to.equal(true);
     expect(result.wait).to.be.within(59_000, 60_000);
@@ -215,7 +232,7 @@ describe('the packed package, installed in throwaway projects', function () {
     const entries = tarballEntries(tarball);
     const outside = entries.filter((entry) => !entry.startsWith('package/dist/'));
     expect(outside).to.deep.equal(['package/CHANGELOG.md', 'package/LICENSE', 'package/README.md', 'package/package.json']);
-    const entryFiles = ['index', 'http/express/express-middleware', 'http/stores/express-rate-limit-store', 'http/stores/fastify-store'];
+    const entryFiles = ['index', 'http/express/express-middleware', 'http/stores/express-rate-limit-store', 'http/stores/fastify-store', 'http/hono/hono-middleware'];
     for (const file of entryFiles.flatMap((entry) => [`${entry}.js`, `${entry}.d.ts`])) {
       expect(entries, `dist/esm/${file}`).to.include(`package/dist/esm/${file}`);
       expect(entries, `dist/cjs/${file}`).to.include(`package/dist/cjs/${file}`);
@@ -244,13 +261,13 @@ describe('the packed package, installed in throwaway projects', function () {
       cjs: project('cjs-consumer', { type: 'commonjs' }, {
         'index.js': consumerScript(
           "const http = require('node:http');\nconst { RollingRateLimiter, isRateLimiterError } = require('rolling-window-limiter');\nconst { rateLimit } = require('rolling-window-limiter/express');\n" +
-            "const { RollingWindowStore } = require('rolling-window-limiter/express-rate-limit');\nconst { rollingWindowStore } = require('rolling-window-limiter/fastify');",
+            "const { RollingWindowStore } = require('rolling-window-limiter/express-rate-limit');\nconst { rollingWindowStore } = require('rolling-window-limiter/fastify');\nconst { rateLimit: honoRateLimit } = require('rolling-window-limiter/hono');",
         ),
       }),
       esm: project('esm-consumer', { type: 'module' }, {
         'index.js': consumerScript(
           "import http from 'node:http';\nimport { RollingRateLimiter, isRateLimiterError } from 'rolling-window-limiter';\nimport { rateLimit } from 'rolling-window-limiter/express';\n" +
-            "import { RollingWindowStore } from 'rolling-window-limiter/express-rate-limit';\nimport { rollingWindowStore } from 'rolling-window-limiter/fastify';",
+            "import { RollingWindowStore } from 'rolling-window-limiter/express-rate-limit';\nimport { rollingWindowStore } from 'rolling-window-limiter/fastify';\nimport { rateLimit as honoRateLimit } from 'rolling-window-limiter/hono';",
         ),
       }),
       node16: compiled(
@@ -299,6 +316,7 @@ describe('the packed package, installed in throwaway projects', function () {
   it('works from CommonJS (require)', async () => {
     const directory = await setup('cjs');
     expect(existsSync(join(directory, 'node_modules', 'express')), 'Express is not installed').to.equal(false);
+    expect(existsSync(join(directory, 'node_modules', 'hono')), 'Hono is not installed').to.equal(false);
     expectConsumerOutput(await run(process.execPath, ['index.js'], directory));
   });
 
@@ -309,17 +327,17 @@ describe('the packed package, installed in throwaway projects', function () {
   it('type-checks and runs in TypeScript with moduleResolution node16 (ESM and a .cts file)', async () => {
     const directory = await setup('node16');
     const main = JSON.parse(await run(process.execPath, ['out/main.js'], directory)) as { blocked: boolean; stackBlocked: boolean; tiers: number; headers: Record<string, string> };
-    expect(main).to.deep.include({ blocked: false, stackBlocked: false, tiers: 2 });
+    expect(main).to.deep.include({ blocked: false, stackBlocked: false, tiers: 2, hono: [200, 429] });
     expect(main.headers['RateLimit-Policy']).to.equal('"minute";q=2;w=60, "3s";q=1;w=3');
     expect(JSON.parse(await run(process.execPath, ['out/legacy.cjs'], directory))).to.deep.equal({ blocked: false, middleware: 'function', guard: false });
   });
 
   it('type-checks and runs in TypeScript with moduleResolution node (node10), through typesVersions', async () => {
-    expect(JSON.parse(await run(process.execPath, ['out/main.js'], await setup('node10')))).to.deep.equal({ middleware: 'function', prefix: 'x:', fastify: 'function' });
+    expect(JSON.parse(await run(process.execPath, ['out/main.js'], await setup('node10')))).to.deep.equal({ middleware: 'function', prefix: 'x:', fastify: 'function', hono: 'function' });
   });
 
   it('type-checks and runs in TypeScript with moduleResolution bundler', async () => {
     const main = JSON.parse(await run(process.execPath, ['out/main.js'], await setup('bundler'))) as { blocked: boolean; tiers: number };
-    expect(main).to.deep.include({ blocked: false, tiers: 2 });
+    expect(main).to.deep.include({ blocked: false, tiers: 2, hono: [200, 429] });
   });
 });

@@ -7,13 +7,10 @@
 // default key in default-key.ts.
 
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { describeValue } from '../../core/check.js';
-import type { RateLimitInfo } from '../../core/rate-limit-info.js';
-import { retryAfterSeconds } from '../header-values.js';
-import { headersForPolicies } from '../headers.js';
-import { policiesOf, type HttpRateLimiter, type InfoOf } from '../policies.js';
+import { createDecider, limitedBody, type LimitedBody } from '../middleware-decision.js';
+import type { HttpRateLimiter } from '../policies.js';
 import { createDefaultKey, pathOf } from './default-key.js';
-import { normalizeRateLimitOptions, type RateLimitKey, type RateLimitMessage, type RateLimitMessageFunction, type RateLimitOptions } from './rate-limit-options.js';
+import { normalizeRateLimitOptions, type RateLimitOptions } from './rate-limit-options.js';
 
 export { retryAfterSeconds, toStructuredString } from '../header-values.js';
 export { createRateLimitHeaders, type RateLimitHeaderOptions, type RateLimitHeadersFor, type RateLimitHeaderStyle } from '../headers.js';
@@ -21,14 +18,7 @@ export { policiesOf, tierStatuses, type HttpRateLimiter, type InfoOf, type RateL
 export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from '../ip-key.js';
 export { PROXY_WARNING_CODES } from './proxy-checks.js';
 export type { RateLimitKey, RateLimitMessage, RateLimitMessageFunction, RateLimitOptions } from './rate-limit-options.js';
-
-/** The default body of a blocked request. */
-export interface RateLimitedBody {
-  /** Always `'rate_limited'`: tells a blocked request from other errors. */
-  readonly error: 'rate_limited';
-  /** The same number as the `Retry-After` header. */
-  readonly retryAfterSeconds: number;
-}
+export type { RateLimitedBody } from '../middleware-decision.js';
 
 /**
  * Express middleware that rate-limits requests with a
@@ -71,24 +61,20 @@ export interface RateLimitedBody {
  * @throws RangeError when `headers` is a string other than its values, or `ipv6Subnet` a number out of range.
  */
 export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOptions<Limiter>): RequestHandler {
-  const { limiter, key: givenKey, skip, message, onLimited, onStoreFailure, headers, policyName, ipv6Subnet, validate } = normalizeRateLimitOptions(options);
-  const key: RateLimitKey = givenKey ?? createDefaultKey(ipv6Subnet, validate);
-  const headersFor = headersForPolicies<InfoOf<HttpRateLimiter>>(policiesOf(limiter), { headers, policyName });
+  const { key: givenKey, message, onLimited, ipv6Subnet, validate, ...checked } = normalizeRateLimitOptions(options);
+  const decideRequest = createDecider<Request>({
+    ...checked,
+    key: givenKey ?? createDefaultKey(ipv6Subnet, validate),
+    describe: (req) => `${req.method} ${pathOf(req)}`,
+    noAddress: givenKey === undefined ? 'req.ip is unknown: the client is gone' : undefined,
+  });
 
   /** Decides one request; resolves true when it should go on to `next()`. */
   async function decide(req: Request, res: Response, next: NextFunction): Promise<boolean> {
-    if (skip !== undefined && (await skip(req))) return true;
-    const id = await key(req);
-    if (id === undefined || id === null || id === '') {
-      throw new TypeError(
-        `rateLimit found no key for ${req.method} ${pathOf(req)}: the key function returned ${describeValue(id)}` +
-          (givenKey === undefined ? ' (req.ip is unknown: the client is gone)' : '') +
-          '; return an id, or use `skip` to let such requests through unlimited',
-      );
-    }
-    const info: InfoOf<HttpRateLimiter> = await limiter.limitWithInfo(id);
-    if (info.storeFailure !== undefined && onStoreFailure !== undefined) await onStoreFailure(req, info);
-    for (const [name, value] of Object.entries(headersFor(info))) res.setHeader(name, value);
+    const decided = await decideRequest(req);
+    if (decided === undefined) return true;
+    const { info, headers } = decided;
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     if (typeof res.locals === 'object' && res.locals !== null) res.locals.rateLimit = info;
     if (!info.blocked) return true;
 
@@ -97,9 +83,7 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
       await onLimited(req, res, next, info);
       return false;
     }
-    const body: RateLimitMessage =
-      message === undefined ? defaultBody(info) : typeof message === 'function' ? await (message as RateLimitMessageFunction)(req, info) : message;
-    send(res, body);
+    send(res, await limitedBody(message, req, info));
     return false;
   }
 
@@ -113,16 +97,9 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
   };
 }
 
-function defaultBody(info: RateLimitInfo): RateLimitedBody {
-  return { error: 'rate_limited', retryAfterSeconds: retryAfterSeconds(info.millisecondsUntilAllowed) };
-}
-
 /** Ends the response with `body`, through Node's own API (so it works the same without Express). */
-function send(res: Response, body: RateLimitMessage): void {
-  const text = typeof body === 'string' ? body : ((JSON.stringify(body) as string | undefined) ?? '');
-  if (!res.hasHeader('Content-Type')) {
-    res.setHeader('Content-Type', typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8');
-  }
+function send(res: Response, { text, contentType }: LimitedBody): void {
+  if (!res.hasHeader('Content-Type')) res.setHeader('Content-Type', contentType);
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
 }

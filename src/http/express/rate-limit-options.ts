@@ -3,15 +3,14 @@
 // (core/check.ts), once, when the middleware is made.
 
 import type { NextFunction, Request, Response } from 'express';
-import { boolean, either, func, normalize, object, optional, string, type Check, type Normalized } from '../../core/check.js';
+import { boolean, normalize, optional, type Normalized } from '../../core/check.js';
 import type { LimiterId } from '../../core/identity.js';
-import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
-import { HEADER_DEFAULTS, HEADER_SCHEMA, type RateLimitHeaderStyle } from '../headers.js';
-import { DEFAULT_IPV6_SUBNET, ipv6SubnetOption, type Ipv6Subnet } from '../ip-key.js';
-import { httpLimiter, type HttpRateLimiter, type InfoOf, type RateLimitPolicy } from '../policies.js';
+import type { RateLimitHeaderStyle } from '../headers.js';
+import type { Ipv6Subnet } from '../ip-key.js';
+import { MIDDLEWARE_DEFAULTS, middlewareSchema, refuseMessageWithOnLimited, type RateLimitMessage } from '../middleware-options.js';
+import type { HttpRateLimiter, InfoOf, RateLimitPolicy } from '../policies.js';
 
-/** A response body for a blocked request: a string is sent as `text/plain`, anything else as JSON. */
-export type RateLimitMessage = string | object;
+export type { RateLimitMessage } from '../middleware-options.js';
 
 /** Makes the body of a 429 from the request and the decision. */
 export type RateLimitMessageFunction<Limiter extends HttpRateLimiter = HttpRateLimiter> = (
@@ -102,30 +101,10 @@ export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimi
 }
 
 /** The defaults of the middleware's optional options (`key`: the client IP, see `ipv6Subnet`). */
-const RATE_LIMIT_DEFAULTS = Object.freeze({ ...HEADER_DEFAULTS, ipv6Subnet: DEFAULT_IPV6_SUBNET, validate: true } as const);
-
-/** A string, an object (sent as JSON), or a function of the request and the decision. */
-const messageOption: Check<RateLimitMessage | RateLimitMessageFunction> = either(
-  func<RateLimitMessageFunction>(),
-  either(string, object<object>('a string, an object or a function'), (value) => typeof value === 'string'),
-  (value) => typeof value === 'function',
-);
-
-/** The options as the middleware calls them: for any limiter (each decision's info is a `RateLimitInfo`). */
-type AnyOptions = RateLimitOptions<HttpRateLimiter>;
-/** An optional callback option (checked to be a function; what it returns, the middleware checks when it calls it). */
-const callback = <Name extends 'key' | 'skip' | 'onLimited' | 'onStoreFailure'>(): Check<NonNullable<AnyOptions[Name]> | undefined> =>
-  optional(func<NonNullable<AnyOptions[Name]>>(), undefined);
+const RATE_LIMIT_DEFAULTS = Object.freeze({ ...MIDDLEWARE_DEFAULTS, validate: true } as const);
 
 const RATE_LIMIT_SCHEMA = {
-  limiter: httpLimiter,
-  key: callback<'key'>(),
-  skip: callback<'skip'>(),
-  message: optional(messageOption, undefined),
-  onLimited: callback<'onLimited'>(),
-  ...HEADER_SCHEMA,
-  onStoreFailure: callback<'onStoreFailure'>(),
-  ipv6Subnet: ipv6SubnetOption,
+  ...middlewareSchema<RateLimitOptions<HttpRateLimiter>>(),
   validate: optional(boolean, RATE_LIMIT_DEFAULTS.validate),
 };
 
@@ -137,10 +116,8 @@ export type NormalizedRateLimitOptions = Normalized<typeof RATE_LIMIT_SCHEMA>;
  * object: an unknown option or a wrong type is a `TypeError`, a value out of
  * range a `RangeError`, each naming the option and the value.
  */
-export function normalizeRateLimitOptions(options: AnyOptions): NormalizedRateLimitOptions {
+export function normalizeRateLimitOptions(options: RateLimitOptions<HttpRateLimiter>): NormalizedRateLimitOptions {
   const checked = normalize(options, RATE_LIMIT_SCHEMA, 'the options');
-  if (checked.message !== undefined && checked.onLimited !== undefined) {
-    throw new InvalidOptionTypeError('Give either `message` or `onLimited`, not both: `onLimited` sends the response itself', 'message', checked.message);
-  }
+  refuseMessageWithOnLimited(checked);
   return checked;
 }

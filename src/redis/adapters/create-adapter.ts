@@ -1,5 +1,6 @@
 import { UnsupportedError } from '../../errors/unsupported-error.js';
 import type { RedisAdapter } from './adapter.js';
+import { BUN_REDIS_CLIENT_UNSUPPORTED, isBunRedisClient } from './bun-client.js';
 import { CallbackRedisAdapter, isCallbackRedisClient } from './callback-adapter.js';
 import { IORedisAdapter, isIORedisClient } from './ioredis-adapter.js';
 import { NodeRedisAdapter, isNodeRedisClient, isNodeRedisSentinel } from './node-redis-adapter.js';
@@ -33,6 +34,7 @@ export function adapterFor(client: object): RedisAdapter {
 
 /** A new adapter for a client, of the kind it is. */
 function createAdapter(client: object): RedisAdapter {
+  if (isBunRedisClient(client)) throw new UnsupportedError(BUN_REDIS_CLIENT_UNSUPPORTED);
   if (isIORedisClient(client)) return new IORedisAdapter(client);
   if (isNodeRedisSentinel(client)) return new NodeRedisAdapter(client, true);
   if (isNodeRedisClient(client)) return isNodeRedisCluster(client) ? new NodeRedisClusterAdapter(client) : new NodeRedisAdapter(client);

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { RateLimiterStack, RollingRateLimiter, isRateLimiterError, type RateLimitInfo, type RollingRateLimiterOptions } from '../../../src/index.js';
 import { rateLimit, type RateLimitOptions } from '../../../src/http/express/express-middleware.js';
 import type { HttpRateLimiter } from '../../../src/http/policies.js';
-import { findFreeLoopbackPort } from '../../support/free-port.js';
+import { downRedisClient } from '../../support/down-redis.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useRedis, type UsedRedis } from '../../support/redis-server.js';
 import { get, serve, type RunningServer } from '../http-helpers.js';
@@ -110,10 +110,7 @@ describe('rateLimit (Express) on Redis', function () {
     let downClient: Redis | undefined;
 
     before(async () => {
-      // Nothing listens on this port; no offline queue and no reconnection, so commands fail at once.
-      const port = await findFreeLoopbackPort();
-      downClient = new Redis({ host: '127.0.0.1', port, lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      downClient.on('error', () => undefined);
+      downClient = await downRedisClient();
     });
 
     after(() => {

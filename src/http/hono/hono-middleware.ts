@@ -1,0 +1,128 @@
+// `rolling-window-limiter/hono`: rate limiting as Hono middleware, with the
+// IETF draft's RateLimit-Policy / RateLimit headers on every response and a
+// 429 with Retry-After when blocked, the same as the Express middleware's for
+// the same decision (both use middleware-decision.ts). Hono appears here only
+// as types, and the code uses only the web's Request, Response and Headers
+// through Hono's context: importing this entry loads neither Hono nor
+// anything of a particular runtime. The options are in hono-options.ts.
+
+import type { Context, MiddlewareHandler } from 'hono';
+import type { GetConnInfo } from 'hono/conninfo';
+import { describeValue } from '../../core/check.js';
+import { ipWithoutPort, reduceIp, type Ipv6Subnet } from '../ip-key.js';
+import { createDecider, limitedBody } from '../middleware-decision.js';
+import type { HttpRateLimiter, InfoOf } from '../policies.js';
+import { normalizeHonoOptions, type RateLimitOptions } from './hono-options.js';
+
+export { retryAfterSeconds, toStructuredString } from '../header-values.js';
+export { createRateLimitHeaders, type RateLimitHeaderOptions, type RateLimitHeadersFor, type RateLimitHeaderStyle } from '../headers.js';
+export { policiesOf, tierStatuses, type HttpRateLimiter, type InfoOf, type RateLimitPolicy, type TierStatus } from '../policies.js';
+export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from '../ip-key.js';
+export type { RateLimitMessage } from '../middleware-options.js';
+export type { RateLimitedBody } from '../middleware-decision.js';
+export type { RateLimitKey, RateLimitMessageFunction, RateLimitOptions } from './hono-options.js';
+
+/**
+ * The variables the middleware sets on the context: `c.get('rateLimit')` (or
+ * `c.var.rateLimit`) is the decision, for later handlers.
+ */
+export interface RateLimitEnv<Limiter extends HttpRateLimiter = HttpRateLimiter> {
+  /** The context's variables. */
+  readonly Variables: {
+    /** The decision for this request (unset for a request `skip` let through). */
+    readonly rateLimit: InfoOf<Limiter>;
+  };
+}
+
+/**
+ * Hono middleware that rate-limits requests with a
+ * {@link rolling-window-limiter!RollingRateLimiter | RollingRateLimiter} or a
+ * {@link rolling-window-limiter!RateLimiterStack | RateLimiterStack}: each request is one attempt for its key,
+ * from `key`, or from `connInfo` (the client IP, as your runtime's adapter
+ * reports it). One of the two must be given.
+ *
+ * - Allowed: the request goes on (`next()`), and the response gets
+ *   `RateLimit-Policy` and `RateLimit` headers (see {@link createRateLimitHeaders})
+ *   unless a later handler set its own.
+ * - Blocked: status 429, `Retry-After` in whole seconds rounded up (never 0
+ *   while there is time left), the same rate-limit headers, and the body
+ *   (`message` or `onLimited`; by default `{ "error": "rate_limited", "retryAfterSeconds": n }`).
+ *   Headers, status and body are those the Express middleware sends for the same decision.
+ * - The decision is also left in `c.get('rateLimit')` for later handlers.
+ * - Store failures follow the limiter's `onStoreError`: with `'throw'` (the
+ *   default) the middleware throws the error (a `StoreError` or
+ *   `TimeoutError`, both `RateLimiterError`s) to Hono's error handling
+ *   (`app.onError`); with `'allow'`, `'block'` or a fallback the request is
+ *   decided by the policy's answer like any other, after `onStoreFailure`.
+ * - Errors from the key function or any other callback go to `app.onError` too.
+ *
+ * The same limiter may guard several routes; they then share one limit per key.
+ * Note that with `countBlocked: true` (the default) blocked requests count too,
+ * so a client that keeps retrying stays blocked until it slows down.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from 'hono';
+ * import { serve } from '@hono/node-server';
+ * import { getConnInfo } from '@hono/node-server/conninfo';
+ * import { RollingRateLimiter } from 'rolling-window-limiter';
+ * import { rateLimit } from 'rolling-window-limiter/hono';
+ *
+ * const limiter = new RollingRateLimiter({ client: redis, namespace: 'api', interval: 60_000, maxInInterval: 100, countBlocked: false });
+ *
+ * const app = new Hono();
+ * app.use('/api/*', rateLimit({ limiter, connInfo: getConnInfo }));
+ * app.get('/api/hello', (c) => c.text('hello'));
+ * serve({ fetch: app.fetch, port: 3000 });
+ * ```
+ *
+ * @throws TypeError (at once, not per request) when neither `key` nor `connInfo` is given, or both, or when an
+ * option has the wrong type or is unknown.
+ * @throws RangeError when `headers` is a string other than its values, or `ipv6Subnet` a number out of range.
+ */
+export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOptions<Limiter>): MiddlewareHandler<RateLimitEnv<Limiter>> {
+  const { key, connInfo, message, onLimited, ipv6Subnet, ...checked } = normalizeHonoOptions(options);
+  const decide = createDecider<Context>({
+    ...checked,
+    key: key ?? connInfoKey(connInfo as GetConnInfo, ipv6Subnet),
+    describe: (c) => `${c.req.method} ${c.req.path}`,
+    noAddress: key === undefined ? 'connInfo gave no remote address' : undefined,
+  });
+
+  return async function rateLimitMiddleware(c, next) {
+    const decided = await decide(c);
+    if (decided === undefined) return next();
+    const { info, headers } = decided;
+    c.set('rateLimit', info as InfoOf<Limiter>);
+    if (!info.blocked) {
+      await next();
+      // After the handler, so that they reach a Response it built itself too; a header it set is its own.
+      for (const [name, value] of Object.entries(headers)) if (!c.res.headers.has(name)) c.header(name, value);
+      return;
+    }
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    c.status(429);
+    if (onLimited !== undefined) return onLimited(c, info);
+    const { text, contentType } = await limitedBody(message, c, info);
+    return c.body(text, 429, { 'Content-Type': contentType });
+  };
+}
+
+/**
+ * The `connInfo` key: the remote address, without a port, reduced by `ipKey`;
+ * `undefined` when the adapter knows no address; a `TypeError` for one that
+ * is not an IP address (keyed as it is, it could give each connection a limit
+ * of its own).
+ */
+function connInfoKey(connInfo: GetConnInfo, ipv6Subnet: Ipv6Subnet): (c: Context) => string | undefined {
+  return (c) => {
+    const address = connInfo(c).remote.address;
+    if (address === undefined || address === '') return undefined;
+    const ip = ipWithoutPort(address);
+    if (ip !== undefined) return reduceIp(ip, ipv6Subnet);
+    throw new TypeError(
+      `rateLimit refused ${c.req.method} ${c.req.path}: connInfo gave the remote address ${describeValue(address)}, which is not an IP address ` +
+        '(with or without a port): keyed as it is, it could give each connection a limit of its own. Give a `key` function instead',
+    );
+  };
+}
