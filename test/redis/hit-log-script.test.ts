@@ -78,7 +78,7 @@ describe('the hit-log script on a real Redis', function () {
     );
   });
 
-  it('starts a block over the limit, refuses without recording while it lasts, and counts again after it', async () => {
+  it('with a block: records admitted requests only, blocks over the limit, refuses without recording while the block lasts', async () => {
     const clock = { now: 1_700_000_000_000_000 };
     const log = new RedisHitLog(createAdapter(redis.client), () => clock.now);
     const key = keys.next();
@@ -92,8 +92,8 @@ describe('the hit-log script on a real Redis', function () {
     expect(answers).to.deep.equal([
       { count: 1, blockedFor: undefined },
       { count: 2, blockedFor: undefined },
-      { count: 3, blockedFor: 30_000_000 }, // over the limit at t = 2 s: blocked until t = 32 s
-      { count: 3, blockedFor: 29_000_000 }, // refused, not recorded
+      { count: 3, blockedFor: 30_000_000 }, // over the limit at t = 2 s: refused, not recorded, blocked until t = 32 s
+      { count: 2, blockedFor: 29_000_000 }, // refused by the block, not recorded
       { count: 0, blockedFor: 1 }, // t = 32 s - 1 µs: still refused; the window has emptied
       { count: 1, blockedFor: undefined }, // t = 32 s: admitted, and counted afresh
     ]);

@@ -6,9 +6,10 @@
 // answered with the hits of the key in its window, capped at limit + 1, and
 // when that changes. What a key keeps is trimmed by the largest window and the
 // largest limit + 1 that any rule has used on it, never by a smaller rule.
-// A rule may also block (the NestJS throttler storage's `blockDuration`): a
-// request over the limit then starts a block of the key, during which every
-// request is refused and not recorded.
+// Under a blocking rule (the NestJS throttler storage's), only admitted
+// requests are recorded: one that would take the window over the limit is
+// refused and starts a block of the key, during which every request is
+// refused and not recorded.
 // The same steps run in memory (memory-hit-log.ts) and in one Lua script on
 // Redis (redis-hit-log.ts, src/redis/scripts/hit-log-script.ts).
 
@@ -20,9 +21,9 @@ export interface HitRule {
   readonly limit: number;
 }
 
-/** A rule that blocks: a recorded request over the limit refuses the key's requests for a while. */
+/** A rule that records admitted requests only, and blocks: a request over the limit refuses the key's requests for a while. */
 export interface BlockingRule extends HitRule {
-  /** How long a block lasts, in microseconds (>= 0; 0: no block, the request over the limit is refused and counted). */
+  /** How long a block lasts, in microseconds (>= 0; 0: no block, the request over the limit is only refused). */
   readonly blockUs: number;
 }
 
@@ -63,8 +64,10 @@ export interface HitLog {
   /** Records a hit for `key` now, judged by `rule`. */
   hit(key: string, rule: HitRule): Promise<RecordedHit>;
   /**
-   * Records a hit for `key` now unless a block of the key lasts; when the hit
-   * takes the count over the limit and `rule.blockUs > 0`, starts a block.
+   * Records a hit for `key` now when it is admitted: no block of the key
+   * lasts, and the window holds fewer than `rule.limit` hits. A refused
+   * request is not recorded; when refused by the count, it is answered with
+   * `count = limit + 1` and, when `rule.blockUs > 0`, starts a block.
    */
   hitOrBlock(key: string, rule: BlockingRule): Promise<BlockingCount>;
   /** Reads the count of `key` under `rule`, writing nothing. */

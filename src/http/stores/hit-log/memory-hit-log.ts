@@ -42,15 +42,18 @@ export class MemoryHitLog implements HitLog {
     if (endsUs !== undefined && endsUs > nowUs) {
       return Promise.resolve({ ...countOf(this.#live(key, nowUs)?.times ?? [], nowUs, rule, false), blockedUntilUs: endsUs });
     }
-    const { member: _member, ...count } = this.#record(key, rule, nowUs);
+    const { member: _member, ...count } = this.#record(key, rule, nowUs, true);
     this.#blocks.delete(key);
     if (count.count <= rule.limit || rule.blockUs <= 0) return Promise.resolve({ ...count, blockedUntilUs: undefined });
     this.#blocks.set(key, nowUs + rule.blockUs);
     return Promise.resolve({ ...count, blockedUntilUs: nowUs + rule.blockUs });
   }
 
-  /** Records a hit for `key` at `nowUs` and answers as {@link hit}. */
-  #record(key: string, rule: HitRule, nowUs: number): RecordedHit {
+  /**
+   * Records a hit for `key` at `nowUs` and answers as {@link hit}; with `admittedOnly`, not when the window holds
+   * `limit` hits already (the answer's count is then `limit + 1`), as {@link hitOrBlock}.
+   */
+  #record(key: string, rule: HitRule, nowUs: number, admittedOnly = false): RecordedHit {
     this.#sweep(nowUs);
     const entry = this.#live(key, nowUs) ?? { times: [], members: [], keptWindowUs: 0, keptCount: 0, expiresAtUs: 0 };
     entry.keptWindowUs = Math.max(entry.keptWindowUs, rule.windowUs);
@@ -58,17 +61,23 @@ export class MemoryHitLog implements HitLog {
     let gone = 0;
     while (gone < entry.times.length && (entry.times[gone] as number) <= nowUs - entry.keptWindowUs) gone += 1;
     const member = nextMember();
-    let at = entry.times.length;
-    while (at > gone && (entry.times[at - 1] as number) > nowUs) at -= 1; // another clock's hit from the future stays after
-    entry.times.splice(at, 0, nowUs);
-    entry.members.splice(at, 0, member);
-    gone = Math.max(gone, entry.times.length - entry.keptCount);
     entry.times.splice(0, gone);
     entry.members.splice(0, gone);
+    const refused = admittedOnly && countOf(entry.times, nowUs, rule, false).count >= rule.limit;
+    if (!refused) {
+      let at = entry.times.length;
+      while (at > 0 && (entry.times[at - 1] as number) > nowUs) at -= 1; // another clock's hit from the future stays after
+      entry.times.splice(at, 0, nowUs);
+      entry.members.splice(at, 0, member);
+      const over = Math.max(0, entry.times.length - entry.keptCount);
+      entry.times.splice(0, over);
+      entry.members.splice(0, over);
+    }
     entry.expiresAtUs = nowUs + entry.keptWindowUs;
     this.#entries.delete(key);
     this.#entries.set(key, entry);
-    return { ...countOf(entry.times, nowUs, rule, true), member };
+    const count = countOf(entry.times, nowUs, rule, true);
+    return { ...count, count: refused ? rule.limit + 1 : count.count, member };
   }
 
   read(key: string, rule: HitRule): Promise<HitCount> {
