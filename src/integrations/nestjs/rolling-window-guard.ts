@@ -121,7 +121,7 @@ export class RollingWindowGuard implements CanActivate {
   /** The decider of one limit name and rule, built once. */
   #deciderFor(name: string, rule: NormalizedRateLimitRule): Decider {
     let byRule = this.#deciders.get(name);
-    if (byRule === undefined) this.#deciders.set(name, (byRule = new Map()));
+    if (byRule === undefined) this.#deciders.set(name, (byRule = new Map<NormalizedRateLimitRule, Decider>()));
     let decider = byRule.get(rule);
     if (decider === undefined) {
       const { client, namespace: prefix, clock, onStoreError, headers } = this.#options;

@@ -2,6 +2,8 @@
 // 127.0.0.1 port 0 by @nestjs/platform-express or @nestjs/platform-fastify,
 // and requests to it that keep the headers the tests look at.
 
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { ModuleMetadata } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
@@ -23,7 +25,7 @@ export async function startApp(platform: Platform, metadata: ModuleMetadata): Pr
   const adapter = platform === 'express' ? new ExpressAdapter() : new FastifyAdapter();
   const app = moduleRef.createNestApplication(adapter, { logger: false });
   await app.listen(0, '127.0.0.1');
-  const address = app.getHttpServer().address() as { port: number };
+  const address = (app.getHttpServer() as Server).address() as AddressInfo;
   return { url: `http://127.0.0.1:${address.port}`, close: () => app.close() };
 }
 

@@ -32,7 +32,7 @@ async function startApps(platforms: readonly [Platform, Platform], storages: rea
   return Promise.all(
     platforms.map((platform, i) =>
       startApp(platform, {
-        imports: [ThrottlerModule.forRoot({ throttlers, storage: storages[i] })],
+        imports: [ThrottlerModule.forRoot({ throttlers, storage: storages[i] as RollingWindowThrottlerStorage })],
         controllers: [PingController],
         providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
       }),
