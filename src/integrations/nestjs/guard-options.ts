@@ -27,7 +27,7 @@ export interface RollingWindowGuardOptions {
    * uses it: ioredis (`Redis` or `Cluster`), node-redis v4+ or redis-mock.
    * Omitted: this process's memory (each guard instance its own).
    */
-  readonly client?: RedisClient;
+  readonly client?: RedisClient | undefined;
   /**
    * Prefix of every limit's keys: a handler's limit counts under
    * `<namespace>:<name>` (see {@link RateLimitRule.name}).

@@ -5,7 +5,7 @@
 // Nest is loaded by this entry only; the main entry imports nothing of it.
 
 export { RollingWindowThrottlerStorage, type RollingWindowThrottlerStorageOptions, type ThrottlerStorageRecord } from './throttler-storage.js';
-export { RateLimit, RATE_LIMIT_METADATA, type NormalizedRateLimitRule, type RateLimitRule } from './rate-limit-decorator.js';
+export { RateLimit, RATE_LIMIT_METADATA, type RateLimitRule } from './rate-limit-decorator.js';
 export { RollingWindowGuard, type RateLimitedResponseBody } from './rolling-window-guard.js';
 export type { RateLimitKeyFunction, RollingWindowGuardOptions } from './guard-options.js';
 export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from '../../http/ip-key.js';

@@ -77,7 +77,7 @@ export class RollingWindowGuard implements CanActivate {
   readonly #reflector = new Reflector();
   /**
    * The deciders, per limit name (by default one per handler, `Controller.handler`) and rule (the object
-   * @RateLimit left): handlers that share a name share a limiter, in memory as on Redis.
+   * `@RateLimit` left): handlers that share a name share a limiter, in memory as on Redis.
    */
   readonly #deciders = new Map<string, Map<NormalizedRateLimitRule, Decider>>();
 

@@ -20,7 +20,7 @@ export interface RollingWindowThrottlerStorageOptions {
    * it: ioredis (`Redis` or `Cluster`) or node-redis (connected by you).
    * Omitted: this process's memory.
    */
-  readonly client?: RedisClient;
+  readonly client?: RedisClient | undefined;
   /**
    * Prefix of every key. Two applications (or two storages) on one client
    * that should not share their counts need distinct namespaces.
