@@ -76,8 +76,9 @@ const blockCheck = numberIn(0, MAX_MILLISECONDS);
  * - with `blockDuration: 0` there is no block: a request is admitted as soon
  *   as the oldest admitted one has left the window.
  *
- * @nestjs/throttler's own storage differs there: it counts fixed windows from
- * a key's first request, and after a block starts the count afresh.
+ * @nestjs/throttler's own storage differs there: it counts the request that
+ * starts a block, starts the count afresh after the block, and keeps its
+ * counts in one process's memory.
  *
  * @example
  * ```ts

@@ -3,8 +3,8 @@
 // real redis-server (each with its own connection, as two processes would),
 // or one storage in memory, and requests go to both in turn. Time comes from
 // an injected clock that the storages share, so every admission is read from
-// the store at an exact moment: the schedule tells an exact rolling window
-// (and its block) from a fixed window to the microsecond.
+// the store at an exact moment, to the microsecond: the rolling window's
+// edges, the block, and the window still deciding after the block.
 
 import { Controller, Get } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
@@ -64,7 +64,7 @@ const BLOCKING_SCHEDULE: Step[] = [
   [89_999.998, 1, 429, { 'Retry-After': '1' }],
   // The block is over; the window (29.999999 s, 89.999999 s] holds one request (36 s): admitted.
   [89_999.999, 0, 200, { 'X-RateLimit-Limit': '2', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '7' }],
-  // A fixed window would have started afresh after the block; the rolling one still holds 36 s and 89.999999 s.
+  // @nestjs/throttler's own storage starts afresh after a block; the rolling window still holds 36 s and 89.999999 s.
   [95_999.999, 1, 429, { 'Retry-After': '30' }],
   [125_999.999, 0, 200, { 'X-RateLimit-Limit': '2', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '24' }],
 ];
