@@ -67,4 +67,19 @@ describe('the layers of src/', () => {
     const [inOptions] = await eslint.lintText(wrong, { filePath: join(SRC, 'options', 'layer-probe.ts') });
     expect(inOptions?.messages.filter((message) => message.ruleId === '@typescript-eslint/no-restricted-imports')).to.deep.equal([]);
   });
+
+  it('keeps Nest out of the main entry: it reaches no file of src/integrations/, and only those import @nestjs', () => {
+    const graph = importGraph();
+    const reached = new Set<string>();
+    const visit = (file: string): void => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const next of graph.get(file) ?? []) visit(next);
+    };
+    visit(join(SRC, 'index.ts'));
+    expect([...reached].filter((file) => file.startsWith(join(SRC, 'integrations')))).to.deep.equal([]);
+    const importsNest = [...graph.keys()].filter((file) => ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.some((imported) => imported.fileName.startsWith('@nestjs/')));
+    expect(importsNest.map((file) => relative(SRC, file)).filter((file) => !file.startsWith('integrations'))).to.deep.equal([]);
+    expect(importsNest, 'the NestJS entry imports Nest').to.not.be.empty;
+  });
 });

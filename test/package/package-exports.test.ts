@@ -57,5 +57,31 @@ import { createRequire } from 'node:module';
       expect(source, `dist/${file}.js: Hono is only types`).to.not.match(/^(import|export|const|var|let)\b.*["'](hono|@hono\/)/m);
     }
   });
+
+  it('serves rolling-window-limiter/nestjs to require and import', () => {
+    const require = createRequire(import.meta.url);
+    expect(require.resolve('rolling-window-limiter/nestjs')).to.match(/dist[\\/]cjs[\\/]integrations[\\/]nestjs[\\/]index\.js$/);
+    const output = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { createRequire } from 'node:module';
+         const require = createRequire(import.meta.url);
+         const esm = await import('rolling-window-limiter/nestjs');
+         const cjs = require('rolling-window-limiter/nestjs');
+         const storage = new esm.RollingWindowThrottlerStorage();
+         const record = await storage.increment('k', 1000, 1, 0, 'default');
+         console.log(JSON.stringify({ esm: Object.keys(esm).sort(), cjs: typeof cjs.RollingWindowGuard, record,
+           url: import.meta.resolve('rolling-window-limiter/nestjs') }));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    const result = JSON.parse(output) as { esm: string[]; cjs: string; record: object; url: string };
+    expect(result.esm).to.include.members(['RollingWindowThrottlerStorage', 'RollingWindowGuard', 'RateLimit', 'ipKey']);
+    expect(result.cjs).to.equal('function');
+    expect(result.record).to.deep.equal({ totalHits: 1, timeToExpire: 1, isBlocked: false, timeToBlockExpire: 0 });
+    expect(result.url).to.match(/dist\/esm\/integrations\/nestjs\/index\.js$/);
+  });
 });
 

@@ -232,7 +232,7 @@ describe('the packed package, installed in throwaway projects', function () {
     const entries = tarballEntries(tarball);
     const outside = entries.filter((entry) => !entry.startsWith('package/dist/'));
     expect(outside).to.deep.equal(['package/CHANGELOG.md', 'package/LICENSE', 'package/README.md', 'package/package.json']);
-    const entryFiles = ['index', 'http/express/express-middleware', 'http/stores/express-rate-limit-store', 'http/stores/fastify-store', 'http/hono/hono-middleware'];
+    const entryFiles = ['index', 'http/express/express-middleware', 'http/stores/express-rate-limit-store', 'http/stores/fastify-store', 'http/hono/hono-middleware', 'integrations/nestjs/index'];
     for (const file of entryFiles.flatMap((entry) => [`${entry}.js`, `${entry}.d.ts`])) {
       expect(entries, `dist/esm/${file}`).to.include(`package/dist/esm/${file}`);
       expect(entries, `dist/cjs/${file}`).to.include(`package/dist/cjs/${file}`);

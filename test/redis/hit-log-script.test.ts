@@ -1,12 +1,13 @@
 // The hit-log script (the HTTP stores' one round trip) on a real Redis: it
 // loads, and it answers exactly as the in-memory hit log for the same
-// schedule of hits, reads, give-backs and rules, on an injected clock.
+// schedule of hits, reads, give-backs and rules, on an injected clock, with
+// blocks (the NestJS throttler storage's blockDuration) too.
 
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { MemoryHitLog } from '../../src/http/stores/hit-log/memory-hit-log.js';
 import { RedisHitLog } from '../../src/http/stores/hit-log/redis-hit-log.js';
-import type { HitLog, HitRule } from '../../src/http/stores/hit-log/hit-log.js';
+import type { BlockingRule, HitLog, HitRule } from '../../src/http/stores/hit-log/hit-log.js';
 import { adapterFor } from '../../src/redis/adapters/create-adapter.js';
 import { HIT_LOG_SCRIPT } from '../../src/redis/scripts/hit-log-script.js';
 import { useIORedisClient } from '../support/ioredis-client.js';
@@ -16,12 +17,18 @@ const keys = uniqueNamespaces('hit-log');
 
 type Step =
   | { readonly kind: 'hit' | 'read'; readonly advanceUs: number; readonly rule: HitRule }
+  | { readonly kind: 'block'; readonly advanceUs: number; readonly rule: BlockingRule }
   | { readonly kind: 'remove'; readonly advanceUs: number; readonly nth: number };
 
 const rule = fc.record({ windowUs: fc.constantFrom(1_000_000, 3_000_000, 10_000_000), limit: fc.integer({ min: 0, max: 6 }) });
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constantFrom('hit' as const, 'read' as const), advanceUs: fc.integer({ min: 0, max: 1_500_000 }), rule }),
   fc.record({ kind: fc.constant('remove' as const), advanceUs: fc.constant(0), nth: fc.nat(40) }),
+  fc.record({
+    kind: fc.constant('block' as const),
+    advanceUs: fc.integer({ min: 0, max: 1_500_000 }),
+    rule: fc.record({ windowUs: fc.constant(3_000_000), limit: fc.integer({ min: 0, max: 4 }), blockUs: fc.constantFrom(0, 1_000_000, 2_500_000, 8_000_000) }),
+  }),
 );
 
 /** Runs the steps on one log and returns every answer (with the clock's times, which both logs share). */
@@ -34,6 +41,8 @@ async function replay(log: HitLog, key: string, steps: readonly Step[], clock: {
       const member = members[current.nth % Math.max(1, members.length)];
       if (member !== undefined) await log.remove(key, member);
       answers.push('removed');
+    } else if (current.kind === 'block') {
+      answers.push(await log.hitOrBlock(key, current.rule));
     } else if (current.kind === 'hit') {
       const { member, ...count } = await log.hit(key, current.rule);
       members.push(member);
@@ -67,6 +76,29 @@ describe('the hit-log script on a real Redis', function () {
       }),
       { numRuns: 150 },
     );
+  });
+
+  it('with a block: records admitted requests only, blocks over the limit, refuses without recording while the block lasts', async () => {
+    const clock = { now: 1_700_000_000_000_000 };
+    const log = new RedisHitLog(adapterFor(redis.client), () => clock.now);
+    const key = keys.next();
+    const rule = { windowUs: 10_000_000, limit: 2, blockUs: 30_000_000 };
+    const answers = [];
+    for (const advanceUs of [0, 1_000_000, 1_000_000, 1_000_000, 28_999_999, 1]) {
+      clock.now += advanceUs;
+      const { count, blockedUntilUs } = await log.hitOrBlock(key, rule);
+      answers.push({ count, blockedFor: blockedUntilUs === undefined ? undefined : blockedUntilUs - clock.now });
+    }
+    expect(answers).to.deep.equal([
+      { count: 1, blockedFor: undefined },
+      { count: 2, blockedFor: undefined },
+      { count: 3, blockedFor: 30_000_000 }, // over the limit at t = 2 s: refused, not recorded, blocked until t = 32 s
+      { count: 2, blockedFor: 29_000_000 }, // refused by the block, not recorded
+      { count: 0, blockedFor: 1 }, // t = 32 s - 1 µs: still refused; the window has emptied
+      { count: 1, blockedFor: undefined }, // t = 32 s: admitted, and counted afresh
+    ]);
+    const ttl = await redis.client.pttl(`${key}:block`);
+    expect(ttl, 'the block key expires with its block').to.be.within(1, 30_000);
   });
 
   it('keeps what the largest rule needs: a 1-per-second rule does not trim a 5-per-10-seconds count', async () => {

@@ -6,6 +6,10 @@
 // answered with the hits of the key in its window, capped at limit + 1, and
 // when that changes. What a key keeps is trimmed by the largest window and the
 // largest limit + 1 that any rule has used on it, never by a smaller rule.
+// Under a blocking rule (the NestJS throttler storage's), only admitted
+// requests are recorded: one that would take the window over the limit is
+// refused and starts a block of the key, during which every request is
+// refused and not recorded.
 // The same steps run in memory (memory-hit-log.ts) and in one Lua script on
 // Redis (redis-hit-log.ts, src/redis/scripts/hit-log-script.ts).
 
@@ -15,6 +19,12 @@ export interface HitRule {
   readonly windowUs: number;
   /** The most hits the window may hold with this request admitted (>= 0). */
   readonly limit: number;
+}
+
+/** A rule that records admitted requests only, and blocks: a request over the limit refuses the key's requests for a while. */
+export interface BlockingRule extends HitRule {
+  /** How long a block lasts, in microseconds (>= 0; 0: no block, the request over the limit is only refused). */
+  readonly blockUs: number;
 }
 
 /** What the log answers for one request. */
@@ -38,10 +48,28 @@ export interface RecordedHit extends HitCount {
   readonly member: string;
 }
 
+/** What the log answers for one request under a {@link BlockingRule}. */
+export interface BlockingCount extends HitCount {
+  /**
+   * The end of the block that refuses this request (one that was on, or one
+   * this request started), in microseconds since the epoch; undefined when
+   * no block refuses it. While a block lasts nothing is recorded, and the
+   * count is read as by {@link HitLog.read}.
+   */
+  readonly blockedUntilUs: number | undefined;
+}
+
 /** A log of hits per key, in memory or on Redis; keys are built by the caller. */
 export interface HitLog {
   /** Records a hit for `key` now, judged by `rule`. */
   hit(key: string, rule: HitRule): Promise<RecordedHit>;
+  /**
+   * Records a hit for `key` now when it is admitted: no block of the key
+   * lasts, and the window holds fewer than `rule.limit` hits. A refused
+   * request is not recorded; when refused by the count, it is answered with
+   * `count = limit + 1` and, when `rule.blockUs > 0`, starts a block.
+   */
+  hitOrBlock(key: string, rule: BlockingRule): Promise<BlockingCount>;
   /** Reads the count of `key` under `rule`, writing nothing. */
   read(key: string, rule: HitRule): Promise<HitCount>;
   /** Removes one recorded hit; nothing happens when it has left already. */
@@ -54,6 +82,8 @@ export interface HitLog {
 
 /** The suffix of a key's rules key (after the closing `}` of the key's hash tag, so on the same Cluster slot). */
 export const RULES_KEY_SUFFIX = ':rules';
+/** The suffix of a key's block key (beside the rules key, on the same Cluster slot). */
+export const BLOCK_KEY_SUFFIX = ':block';
 
 /**
  * The answer for sorted timestamps `times` (ascending, already trimmed),

@@ -1,6 +1,6 @@
 import type { MicrosecondClock } from '../../../core/clock.js';
 import { nextMember } from '../../../core/identity.js';
-import { countOf, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
+import { countOf, type BlockingCount, type BlockingRule, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
 
 /** One key's hits, oldest first, and what any rule used on it needs kept. */
 interface Entry {
@@ -23,6 +23,8 @@ interface Entry {
 export class MemoryHitLog implements HitLog {
   /** Keys in the order of their last hit, so the stale ones are at the front. */
   readonly #entries = new Map<string, Entry>();
+  /** The end of each key's block (µs), in the order the blocks started (as the Redis block keys expire). */
+  readonly #blocks = new Map<string, number>();
   readonly #clock: MicrosecondClock;
 
   constructor(clock: MicrosecondClock) {
@@ -30,7 +32,28 @@ export class MemoryHitLog implements HitLog {
   }
 
   hit(key: string, rule: HitRule): Promise<RecordedHit> {
+    return Promise.resolve(this.#record(key, rule, this.#clock()));
+  }
+
+  hitOrBlock(key: string, rule: BlockingRule): Promise<BlockingCount> {
     const nowUs = this.#clock();
+    this.#sweepBlocks(nowUs);
+    const endsUs = this.#blocks.get(key);
+    if (endsUs !== undefined && endsUs > nowUs) {
+      return Promise.resolve({ ...countOf(this.#live(key, nowUs)?.times ?? [], nowUs, rule, false), blockedUntilUs: endsUs });
+    }
+    const { member: _member, ...count } = this.#record(key, rule, nowUs, true);
+    this.#blocks.delete(key);
+    if (count.count <= rule.limit || rule.blockUs <= 0) return Promise.resolve({ ...count, blockedUntilUs: undefined });
+    this.#blocks.set(key, nowUs + rule.blockUs);
+    return Promise.resolve({ ...count, blockedUntilUs: nowUs + rule.blockUs });
+  }
+
+  /**
+   * Records a hit for `key` at `nowUs` and answers as {@link hit}; with `admittedOnly`, not when the window holds
+   * `limit` hits already (the answer's count is then `limit + 1`), as {@link hitOrBlock}.
+   */
+  #record(key: string, rule: HitRule, nowUs: number, admittedOnly = false): RecordedHit {
     this.#sweep(nowUs);
     const entry = this.#live(key, nowUs) ?? { times: [], members: [], keptWindowUs: 0, keptCount: 0, expiresAtUs: 0 };
     entry.keptWindowUs = Math.max(entry.keptWindowUs, rule.windowUs);
@@ -38,17 +61,23 @@ export class MemoryHitLog implements HitLog {
     let gone = 0;
     while (gone < entry.times.length && (entry.times[gone] as number) <= nowUs - entry.keptWindowUs) gone += 1;
     const member = nextMember();
-    let at = entry.times.length;
-    while (at > gone && (entry.times[at - 1] as number) > nowUs) at -= 1; // another clock's hit from the future stays after
-    entry.times.splice(at, 0, nowUs);
-    entry.members.splice(at, 0, member);
-    gone = Math.max(gone, entry.times.length - entry.keptCount);
     entry.times.splice(0, gone);
     entry.members.splice(0, gone);
+    const refused = admittedOnly && countOf(entry.times, nowUs, rule, false).count >= rule.limit;
+    if (!refused) {
+      let at = entry.times.length;
+      while (at > 0 && (entry.times[at - 1] as number) > nowUs) at -= 1; // another clock's hit from the future stays after
+      entry.times.splice(at, 0, nowUs);
+      entry.members.splice(at, 0, member);
+      const over = Math.max(0, entry.times.length - entry.keptCount);
+      entry.times.splice(0, over);
+      entry.members.splice(0, over);
+    }
     entry.expiresAtUs = nowUs + entry.keptWindowUs;
     this.#entries.delete(key);
     this.#entries.set(key, entry);
-    return Promise.resolve({ ...countOf(entry.times, nowUs, rule, true), member });
+    const count = countOf(entry.times, nowUs, rule, true);
+    return { ...count, count: refused ? rule.limit + 1 : count.count, member };
   }
 
   read(key: string, rule: HitRule): Promise<HitCount> {
@@ -68,11 +97,13 @@ export class MemoryHitLog implements HitLog {
 
   clear(key: string): Promise<void> {
     this.#entries.delete(key);
+    this.#blocks.delete(key);
     return Promise.resolve();
   }
 
   clearAll(prefix: string): Promise<void> {
     for (const key of this.#entries.keys()) if (key.startsWith(prefix)) this.#entries.delete(key);
+    for (const key of this.#blocks.keys()) if (key.startsWith(prefix)) this.#blocks.delete(key);
     return Promise.resolve();
   }
 
@@ -82,6 +113,14 @@ export class MemoryHitLog implements HitLog {
     if (entry === undefined || entry.expiresAtUs > nowUs) return entry;
     this.#entries.delete(key);
     return undefined;
+  }
+
+  /** Forgets every block that has ended (blocks of one rule end in the order they started; a longer one may hold a few back). */
+  #sweepBlocks(nowUs: number): void {
+    for (const [key, endsUs] of this.#blocks) {
+      if (endsUs > nowUs) return;
+      this.#blocks.delete(key);
+    }
   }
 
   /** Forgets expired keys at the front (the least recently hit), stopping at the first live one. */

@@ -5,19 +5,25 @@ import type { RedisAdapter } from '../../../redis/adapters/adapter.js';
 import { HIT_LOG_SCRIPT } from '../../../redis/scripts/hit-log-script.js';
 import { runScript } from '../../../redis/scripts/run-script.js';
 import { callStore } from '../../../resilience/store-call.js';
-import { RULES_KEY_SUFFIX, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
+import { BLOCK_KEY_SUFFIX, RULES_KEY_SUFFIX, type BlockingCount, type BlockingRule, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
 
 /** How long one call may take before it fails with a TimeoutError (the library's default `timeout`). */
 const TIMEOUT_MS = 2000;
 /** Keys per SCAN step and per DEL in `clearAll`. */
 const SCAN_COUNT = 500;
 
-/** Reads the script's `{count, at}` reply. */
-function replyOf(reply: unknown, nowUs: number, rule: HitRule): HitCount {
-  if (!Array.isArray(reply) || reply.length !== 2) throw new TypeError(`Unexpected reply from the hit-log script: ${String(reply)}`);
+/** Reads the script's `{count, at, blockedUntil}` reply. */
+function replyOf(reply: unknown, nowUs: number, rule: HitRule): BlockingCount {
+  if (!Array.isArray(reply) || reply.length !== 3) throw new TypeError(`Unexpected reply from the hit-log script: ${String(reply)}`);
   const count = Number(reply[0]);
   const at = Number(reply[1]);
-  return { count, changesAtUs: at < 0 ? undefined : at + rule.windowUs, nowUs };
+  const blockedUntil = Number(reply[2]);
+  return { count, changesAtUs: at < 0 ? undefined : at + rule.windowUs, nowUs, blockedUntilUs: blockedUntil < 0 ? undefined : blockedUntil };
+}
+
+/** A count without the block field, which only {@link RedisHitLog.hitOrBlock} reports. */
+function withoutBlock({ blockedUntilUs: _blockedUntilUs, ...count }: BlockingCount): HitCount {
+  return count;
 }
 
 /**
@@ -39,11 +45,15 @@ export class RedisHitLog implements HitLog {
 
   hit(key: string, rule: HitRule): Promise<RecordedHit> {
     const member = nextMember();
-    return this.#run(key, rule, member).then((count) => ({ ...count, member }));
+    return this.#run(key, rule, member).then((count) => ({ ...withoutBlock(count), member }));
+  }
+
+  hitOrBlock(key: string, rule: BlockingRule): Promise<BlockingCount> {
+    return this.#run(key, rule, nextMember(), rule.blockUs);
   }
 
   read(key: string, rule: HitRule): Promise<HitCount> {
-    return this.#run(key, rule, '');
+    return this.#run(key, rule, '').then(withoutBlock);
   }
 
   remove(key: string, member: string): Promise<void> {
@@ -51,7 +61,7 @@ export class RedisHitLog implements HitLog {
   }
 
   clear(key: string): Promise<void> {
-    return this.#call(() => this.#redis.transaction([['del', key, key + RULES_KEY_SUFFIX]]), 'Clearing a key').then(() => undefined);
+    return this.#call(() => this.#redis.transaction([['del', key, key + RULES_KEY_SUFFIX, key + BLOCK_KEY_SUFFIX]]), 'Clearing a key').then(() => undefined);
   }
 
   /**
@@ -71,10 +81,17 @@ export class RedisHitLog implements HitLog {
     } while (cursor !== '0');
   }
 
-  #run(key: string, rule: HitRule, member: string): Promise<HitCount> {
+  /** One script call; with `blockUs`, the block key and the block's length go with it (see the script's header). */
+  #run(key: string, rule: HitRule, member: string, blockUs?: number): Promise<BlockingCount> {
     const nowUs = this.#clock();
+    const keys = [key, key + RULES_KEY_SUFFIX];
+    const args: (string | number)[] = [nowUs, rule.windowUs, rule.limit, member];
+    if (blockUs !== undefined) {
+      keys.push(key + BLOCK_KEY_SUFFIX);
+      args.push(blockUs);
+    }
     return this.#call(
-      () => runScript(this.#redis, HIT_LOG_SCRIPT, [key, key + RULES_KEY_SUFFIX], [nowUs, rule.windowUs, rule.limit, member], (reply) => replyOf(reply, nowUs, rule)),
+      () => runScript(this.#redis, HIT_LOG_SCRIPT, keys, args, (reply) => replyOf(reply, nowUs, rule)),
       member === '' ? 'Reading a count' : 'Recording a hit',
     );
   }

@@ -1,0 +1,60 @@
+// The README's NestJS example, as it is there (with this repository's source
+// in place of the package): @nestjs/throttler counting on an exact rolling
+// window, and @RateLimit refusing a double click. On Redis when REDIS_URL is
+// set, else in memory. It serves on a free port, sends two orders to itself,
+// prints both answers and exits:
+//
+//   node --import tsx -e "require('./examples/nestjs-api.ts')"
+//
+// (loaded with `require`: under tsx on Node 20, an ES module that imports Nest
+// 12 gets a second copy of @nestjs/core beside the one that @nestjs/throttler,
+// a CommonJS package, requires, and ThrottlerGuard's Reflector is then not
+// found. Node itself, or a project compiled by tsc, loads one copy.)
+
+import { Controller, Module, Post } from '@nestjs/common';
+import { APP_GUARD, NestFactory } from '@nestjs/core';
+import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { Redis } from 'ioredis';
+import { RateLimit, RollingWindowGuard, RollingWindowThrottlerStorage } from '../src/integrations/nestjs/index.js';
+
+const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined; // undefined: in memory
+
+@Controller('orders')
+class OrdersController {
+  // A double click is refused: at least 2 s between two orders of a client (the user, else the IP), at most 5 a minute.
+  @RateLimit({ interval: '1m', maxInInterval: 5, minDifference: '2s' })
+  @Post()
+  create(): { ordered: boolean } {
+    return { ordered: true };
+  }
+}
+
+@Module({
+  imports: [
+    // Every route: at most 100 requests per minute per client, on an exact rolling window.
+    ThrottlerModule.forRoot({
+      throttlers: [{ ttl: 60_000, limit: 100 }],
+      storage: new RollingWindowThrottlerStorage({ client: redis, namespace: 'api' }),
+    }),
+  ],
+  controllers: [OrdersController],
+  providers: [
+    { provide: APP_GUARD, useClass: ThrottlerGuard },
+    { provide: APP_GUARD, useValue: new RollingWindowGuard({ client: redis, namespace: 'orders' }) },
+  ],
+})
+class AppModule {}
+
+async function main(): Promise<void> {
+  const app = await NestFactory.create(AppModule, { logger: false });
+  await app.listen(0, '127.0.0.1');
+  const url = await app.getUrl();
+  for (const order of [1, 2]) {
+    const response = await fetch(`${url}/orders`, { method: 'POST' });
+    console.log(`order ${order}: ${response.status}, RateLimit: ${response.headers.get('ratelimit')}, Retry-After: ${response.headers.get('retry-after')}`);
+  }
+  await app.close();
+  await redis?.quit();
+}
+
+void main();
