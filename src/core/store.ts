@@ -40,11 +40,6 @@ export interface Store {
   /** What holds the state, for error messages, e.g. `memory` or `node-redis cluster`. */
   readonly name: string;
   /**
-   * Whether the store can decide before it writes (for `countBlocked: false`,
-   * stacks and the Redis clock); redis-mock, which cannot run Lua, cannot.
-   */
-  readonly canDecideBeforeWriting: boolean;
-  /**
    * Decides an attempt and records it in each tier as docs/semantics.md step 5 says. With
    * an `actionId`, an action already admitted is answered as admitted again
    * without recording anything, and an earlier blocked record of the same

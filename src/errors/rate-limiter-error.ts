@@ -1,6 +1,5 @@
 /** Marks this library's errors, across copies of the library (the ES module and CommonJS builds, two versions). */
 export const ERROR_BRAND = Symbol.for('rolling-window-limiter.error');
-const brand = ERROR_BRAND;
 
 /** Stable codes carried by every error this library throws itself. */
 export type RateLimiterErrorCode =
@@ -40,7 +39,7 @@ export class RateLimiterError extends Error {
   constructor(message: string, code: RateLimiterErrorCode, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
-    Object.defineProperty(this, brand, { value: true });
+    Object.defineProperty(this, ERROR_BRAND, { value: true });
   }
 
   /** The error's name, `'RateLimiterError'`, as in its stack trace. */
@@ -75,5 +74,5 @@ export class RateLimiterError extends Error {
  * ```
  */
 export function isRateLimiterError(error: unknown): error is RateLimiterError {
-  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[brand] === true;
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[ERROR_BRAND] === true;
 }

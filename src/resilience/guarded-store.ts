@@ -39,10 +39,6 @@ export class GuardedStore implements Store {
     return this.#inner.name;
   }
 
-  get canDecideBeforeWriting(): boolean {
-    return this.#inner.canDecideBeforeWriting;
-  }
-
   attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
     return this.#call(() => this.#inner.attempt(tiers, now, actionId), 'Recording an attempt', (tiers[0] as Tier).key);
   }

@@ -37,7 +37,6 @@ export class MemoryStore implements Store {
   readonly #entries = new Map<string, MemoryEntry>();
   readonly #expiry = new ExpiryQueue<MemoryEntry>();
   readonly name = 'memory';
-  readonly canDecideBeforeWriting = true;
   readonly #isLive = (entry: MemoryEntry): boolean => this.#entries.get(entry.key) === entry;
   readonly #forget = (entry: MemoryEntry): void => {
     this.#entries.delete(entry.key);
