@@ -1,13 +1,11 @@
 // The options of a RollingRateLimiter: their types with the documentation
 // users read, their defaults, and the schema that checks them (core/check.ts).
 
-import { boolean, duration, integer, normalize, object, optional, string, MAX_INTEGER, MAX_MILLISECONDS, describeValue } from '../core/check.js';
-import type { Duration } from '../core/check.js';
+import { boolean, choice, duration, integer, normalize, object, optional, string, MAX_INTEGER, MAX_MILLISECONDS, describeValue } from '../core/check.js';
+import type { Duration, Normalized } from '../core/check.js';
 import type { MicrosecondClock } from '../core/clock.js';
-import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import { isStoreErrorPolicy, type StoreErrorPolicy } from '../core/store-error-policy.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import type { NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
 import { circuitBreakerOption, type CircuitBreakerOptions } from './circuit-breaker-options.js';
 
@@ -145,22 +143,6 @@ export interface RollingRateLimiterOptions {
   readonly circuitBreaker?: CircuitBreakerOptions | false;
 }
 
-/** The options after validation, with every default filled in (durations in milliseconds). */
-export interface NormalizedOptions {
-  readonly interval: number;
-  readonly maxInInterval: number;
-  readonly minDifference: number;
-  readonly namespace: string;
-  readonly client: RedisClient | undefined;
-  readonly countBlocked: boolean;
-  readonly clock: 'local' | 'redis' | MicrosecondClock;
-  readonly timeout: number;
-  readonly onStoreError: StoreErrorPolicy;
-  readonly useScript: boolean | undefined;
-  readonly batch: boolean;
-  readonly circuitBreaker: NormalizedCircuitBreakerOptions | false;
-}
-
 /** The defaults of a limiter's optional options (`namespace` has one only without a client). */
 export const LIMITER_DEFAULTS = Object.freeze({
   minDifference: 0,
@@ -172,23 +154,16 @@ export const LIMITER_DEFAULTS = Object.freeze({
   memoryNamespace: 'rolling-window-limiter',
 } as const);
 
-/** `'throw'`, `'allow'`, `'block'` or a fallback limiter (of a limiter or a stack). */
-export function storeErrorPolicy<Info extends RateLimitInfo>(value: unknown, name: string): StoreErrorPolicy<Info> {
-  if (value === undefined) return LIMITER_DEFAULTS.onStoreError;
-  if (isStoreErrorPolicy(value)) return value as StoreErrorPolicy<Info>;
-  const message = `Expected \`${name}\` to be 'throw', 'allow', 'block' or a fallback limiter, got ${describeValue(value)}`;
-  if (typeof value === 'string') throw new InvalidOptionRangeError(message, name, value);
-  throw new InvalidOptionTypeError(message, name, value);
-}
+/** `onStoreError` of a limiter or a stack: `'throw'`, `'allow'`, `'block'` or a fallback limiter. */
+export const storeErrorPolicy = optional(
+  choice(isStoreErrorPolicy, "'throw', 'allow', 'block' or a fallback limiter"),
+  LIMITER_DEFAULTS.onStoreError as StoreErrorPolicy,
+);
 
-/** `'local'`, `'redis'` or a function returning microseconds. */
-function clockOption(value: unknown, name: string): 'local' | 'redis' | MicrosecondClock {
-  if (typeof value === 'function') return value as MicrosecondClock;
-  if (value === 'local' || value === 'redis') return value;
-  const message = `Expected \`${name}\` to be 'local', 'redis' or a function returning integer microseconds, got ${describeValue(value)}`;
-  if (typeof value === 'string') throw new InvalidOptionRangeError(message, name, value);
-  throw new InvalidOptionTypeError(message, name, value);
-}
+const clockOption = choice(
+  (value): value is 'local' | 'redis' | MicrosecondClock => value === 'local' || value === 'redis' || typeof value === 'function',
+  "'local', 'redis' or a function returning integer microseconds",
+);
 
 const LIMITER_SCHEMA = {
   interval: duration(1, MAX_MILLISECONDS),
@@ -204,6 +179,9 @@ const LIMITER_SCHEMA = {
   batch: optional(boolean, LIMITER_DEFAULTS.batch),
   circuitBreaker: circuitBreakerOption,
 };
+
+/** The options after validation, with every default filled in (durations in milliseconds). */
+export type NormalizedOptions = Omit<Normalized<typeof LIMITER_SCHEMA>, 'namespace'> & { readonly namespace: string };
 
 /**
  * Validates the caller's options once and fills in the defaults, without
