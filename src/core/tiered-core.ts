@@ -7,7 +7,7 @@
 // (resilience/guarded-store.ts), and an in-memory one needs no guard.
 
 import { describeOutcome, type WindowRule } from './decision-model.js';
-import { normalizeId, storedActionId, type KeyBuilder, type LimiterId } from './identity.js';
+import { escapeIdentifier, normalizeId, type KeyBuilder, type LimiterId } from './identity.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 import type { MicrosecondClock } from './clock.js';
 import type { Store, Tier } from './store.js';
@@ -104,7 +104,7 @@ export class TieredCore<Info extends RateLimitInfo> {
   async undo(id: LimiterId, actionId: string): Promise<boolean> {
     const byStore = this.#keysByStore(normalizeId(id));
     return undoWithPolicy(this.#options.onStoreError, id, actionId, async () => {
-      const removed = await Promise.all(byStore.map(([store, keys]) => store.undo(keys, storedActionId(actionId))));
+      const removed = await Promise.all(byStore.map(([store, keys]) => store.undo(keys, escapeIdentifier(actionId))));
       return removed.some(Boolean);
     });
   }
@@ -115,7 +115,7 @@ export class TieredCore<Info extends RateLimitInfo> {
     const now = this.#options.readClock?.();
     const decision =
       operation === 'attempt'
-        ? await this.#store.attempt(tiers, now, actionId === undefined ? undefined : storedActionId(actionId))
+        ? await this.#store.attempt(tiers, now, actionId === undefined ? undefined : escapeIdentifier(actionId))
         : await this.#store.peek(tiers, now);
     if (decision.tiers.length !== this.#tiers.length) throw new TypeError('The store returned an outcome per tier it was not asked for');
     const infos = decision.tiers.map((outcome, i) => describeOutcome((this.#tiers[i] as TierSpec).rule, decision.now, outcome.verdict, outcome.after));

@@ -56,7 +56,8 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    * ```
    */
   async limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<Info> {
-    return this.#core.decide(id, 'attempt', normalizeActionId(options?.actionId));
+    const actionId = options?.actionId;
+    return this.#core.decide(id, 'attempt', actionId === undefined ? undefined : normalizeActionId(actionId));
   }
 
   /**
@@ -137,9 +138,7 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    * ```
    */
   async undo(id: LimiterId, actionId: string): Promise<boolean> {
-    const action = normalizeActionId(actionId);
-    if (action === undefined) throw new TypeError('Expected `actionId` to be a non-empty string, got undefined');
-    return this.#core.undo(id, action);
+    return this.#core.undo(id, normalizeActionId(actionId));
   }
 
   /** Forgets every action recorded for `id` (in every tier), as if it had never acted. */
