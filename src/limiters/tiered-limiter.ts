@@ -1,8 +1,3 @@
-// What RollingRateLimiter and RateLimiterStack share: every public method
-// that decides, waits, wraps, clears or undoes, over a tiered core. A limiter
-// is a core of one tier, a stack a core of several; a stack reads its
-// limiters' tiers through the one accessor below.
-
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from '../core/waiting.js';
 import { normalizeActionId, type AttemptOptions, type LimiterId } from '../core/identity.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
@@ -10,7 +5,8 @@ import type { TieredCore } from '../core/tiered-core.js';
 
 /**
  * The methods every limiter has, whether one {@link RollingRateLimiter} or a
- * {@link RateLimiterStack} of several: `Info` is what a decision returns.
+ * {@link RateLimiterStack} of several, over a core of one tier or of several:
+ * `Info` is what a decision returns.
  */
 export abstract class TieredLimiter<Info extends RateLimitInfo> {
   readonly #core: TieredCore<Info>;
