@@ -1,6 +1,3 @@
-// The options of a RollingRateLimiter: their types with the documentation
-// users read, their defaults, and the schema that checks them (core/check.ts).
-
 import { boolean, choice, duration, integer, normalize, object, optional, string, MAX_INTEGER, MAX_MILLISECONDS, describeValue } from '../core/check.js';
 import type { Duration, Normalized } from '../core/check.js';
 import type { MicrosecondClock } from '../core/clock.js';
@@ -75,11 +72,11 @@ export interface RollingRateLimiterOptions {
   readonly clock?: 'local' | 'redis' | MicrosecondClock;
 
   /**
-   * Longest wait for the store: milliseconds (an integer from 1 to
-   * 2^31 - 1) or a {@link Duration} string (`'250ms'`, `'2s'`): past it, the call rejects with a {@link TimeoutError}. Redis
-   * answers a decision in well under a millisecond; two seconds means it is
-   * unreachable or stalled, and a caller waiting in a request path should
-   * hear so rather than hang. Redis only: the in-memory store answers at once.
+   * Longest wait for the store: milliseconds (an integer from 1 to 2^31 - 1)
+   * or a {@link Duration} string (`'250ms'`, `'2s'`); past it, the call
+   * rejects with a {@link TimeoutError}. Redis answers a decision in well
+   * under a millisecond: two seconds means it is unreachable or stalled.
+   * Redis only: the in-memory store answers at once.
    * @default 2000
    */
   readonly timeout?: Duration;
@@ -95,35 +92,24 @@ export interface RollingRateLimiterOptions {
   readonly onStoreError?: StoreErrorPolicy;
 
   /**
-   * How a Redis limiter decides. By default (and with `true`) every attempt
-   * is one EVALSHA of the decide script, wherever the client can run scripts:
-   * one command, one decision path for every mode. `false` asks for plain
-   * commands in a MULTI instead (`ZREMRANGEBYSCORE`, `ZCARD`, a few
-   * `ZREVRANGE` reads, `ZADD`, `ZREMRANGEBYRANK`, `PEXPIRE`), for a Redis
-   * where scripts are not allowed: it serves one limiter with
-   * `countBlocked: true` on a local clock, without action ids, and is refused
-   * with `countBlocked: false` and `clock: 'redis'`. A client that cannot run
-   * scripts (redis-mock) always uses the MULTI, and `true` is refused on it.
-   * Only with a `client`.
+   * How a Redis limiter decides: by default (and with `true`) every attempt is
+   * one EVALSHA of the decide script, wherever the client can run scripts.
+   * `false` asks for plain commands in a MULTI instead, for a Redis where
+   * scripts are not allowed: it serves `countBlocked: true` on a local clock,
+   * without action ids, and is refused with `countBlocked: false` and
+   * `clock: 'redis'`. redis-mock always uses the MULTI. Only with a `client`.
    * @default undefined (the script where the client runs scripts, else the MULTI)
    */
   readonly useScript?: boolean;
 
   /**
    * Batches decisions on Redis: the decisions this process asks for in the
-   * same turn of the event loop (from this limiter and any other `batch: true`
-   * limiter or stack on the same client, up to 256) go to Redis as one call
-   * of the decide script, which decides them in call order, each exactly as
-   * if it had been sent alone. One command then serves many decisions, so a
-   * process making thousands of decisions a second makes several times more
-   * per second of Redis and client CPU (see the benchmarks); a lone call is
-   * sent at once, without waiting for company. Every decision and dry run of
-   * the limiter then goes through the script: it needs a `client` that can
-   * run scripts (not redis-mock) and permission for `EVALSHA` and `EVAL`,
-   * and is refused with `useScript: false`. On a Cluster one batch holds the
-   * keys of one hash slot, so decisions are batched per id. The timeout and
-   * `onStoreError` apply to each caller; a batch that fails fails each of
-   * its calls.
+   * same turn of the event loop (from every `batch: true` limiter or stack on
+   * the same client, up to 256) go to Redis as one call of the decide script,
+   * which decides them in call order, each exactly as if it had been sent
+   * alone; a lone call is sent at once. Needs a `client` that can run scripts
+   * (not redis-mock), and is refused with `useScript: false`. The timeout and
+   * `onStoreError` apply to each caller. See the README, "Batching".
    * @default false
    */
   readonly batch?: boolean;
@@ -131,13 +117,10 @@ export interface RollingRateLimiterOptions {
   /**
    * Stops calling a store that keeps failing: after `failureThreshold`
    * consecutive store failures or timeouts, every call is decided by
-   * `onStoreError` at once (no waiting for `timeout`) for `cooldown`; then
-   * one call probes the store, and a success closes the circuit. Under
-   * `'throw'` an open circuit rejects with a {@link StoreError} whose code is
-   * `CIRCUIT_OPEN`; under the other policies
-   * `info.storeFailure.error` is that error. `false` turns it off. On a
-   * Redis Cluster each master has its own circuit. Not used by the in-memory
-   * store, which cannot fail.
+   * `onStoreError` at once for `cooldown`, with a {@link StoreError} of code
+   * `CIRCUIT_OPEN`; then one call probes the store, and a success closes the
+   * circuit. `false` turns it off. On a Redis Cluster each master has its own
+   * circuit. Redis only: the in-memory store cannot fail.
    * @default { failureThreshold: 5, cooldown: 1000 }
    */
   readonly circuitBreaker?: CircuitBreakerOptions | false;
