@@ -130,7 +130,7 @@ export function oneOf<T extends string | number | boolean>(values: readonly T[])
   return choice((value): value is T => (values as readonly unknown[]).includes(value), `one of ${expected}`, typeof values[0]);
 }
 
-/** The first of `checks` whose type fits: e.g. `'local' | 'redis'` or a function. */
+/** `first` for a value `accepts` takes, `second` for anything else. */
 export function either<A, B>(first: Check<A>, second: Check<B>, accepts: (value: unknown) => boolean): Check<A | B> {
   return (value, name) => (accepts(value) ? first(value, name) : second(value, name));
 }
@@ -148,10 +148,9 @@ export type Normalized<S extends Schema> = { readonly [K in keyof S]: ReturnType
 
 /**
  * Checks `given` against `schema` without touching it: it must be an object
- * (or `undefined` when `allowMissing`), every key must be in the schema, and
- * every option passes its check (which fills in its default). `what` names
- * the object in messages (`'the options'`), `expected` says what it should
- * be when it is not an object; `prefix` is put before option names
+ * (or `undefined` when `allowMissing`) without keys the schema does not know,
+ * and each option passes its check (which fills in its default). `what` and
+ * `expected` name the object in messages; `prefix` is put before option names
  * (`'circuitBreaker.'`).
  *
  * @throws {@link InvalidOptionTypeError} (a `TypeError`) for a value of the wrong type, a missing or an unknown option.

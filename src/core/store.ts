@@ -1,4 +1,4 @@
-import type { RecordedWindow, Verdict, WindowRule } from './decision-model.js';
+import type { TierDecision, WindowRule } from './decision-model.js';
 import type { ConnectionProblem } from '../errors/timeout-error.js';
 
 /**
@@ -13,10 +13,7 @@ export interface Tier {
 }
 
 /** One tier's outcome: why it blocks, and its recorded set S' afterwards. */
-export interface TierOutcome {
-  readonly verdict: Verdict;
-  readonly after: RecordedWindow;
-}
+export type TierOutcome = Pick<TierDecision, 'verdict' | 'after'>;
 
 /** A decision across tiers, and the time it was made at. */
 export interface StoreDecision {

@@ -11,17 +11,11 @@ export type RateLimiterErrorCode =
   | 'ERR_RATE_LIMITER_UNSUPPORTED';
 
 /**
- * Base class of the errors this library throws: invalid options
- * ({@link InvalidOptionTypeError}, {@link InvalidOptionRangeError}), an
- * unsupported client or mode ({@link UnsupportedError}), a store that failed
- * ({@link StoreError}) or did not answer in time ({@link TimeoutError}), and
- * an action that was not admitted where the caller asked for an error
- * ({@link RateLimitedError}).
- *
- * The invalid-option errors must also be a `TypeError` or a `RangeError`, so
- * they cannot extend this class; `instanceof RateLimiterError` and
- * {@link isRateLimiterError} still recognise them (and errors from another
- * copy of the library) by a brand.
+ * Base class of the errors this library throws. The invalid-option errors
+ * ({@link InvalidOptionTypeError}, {@link InvalidOptionRangeError}) must be a
+ * `TypeError` or a `RangeError`, so they cannot extend it; `instanceof
+ * RateLimiterError` and {@link isRateLimiterError} still recognise them (and
+ * errors from another copy of the library) by a brand.
  *
  * Being rate limited is never an error: it is the `true` of
  * {@link RollingRateLimiter.limit} or the `blocked` field of

@@ -35,13 +35,12 @@ function limiterPath({ clock, useScript, countBlocked, batch }: NormalizedOption
   if (useScript === true && !redis.supportsScripts) throw new UnsupportedError(`\`useScript: true\` runs a Lua script, and ${redis.kind} cannot run scripts`);
   if (useScript !== false && redis.supportsScripts) return 'script';
   const needsScript = !countBlocked ? '`countBlocked: false`' : clock === 'redis' ? "`clock: 'redis'`" : undefined;
-  if (needsScript !== undefined && useScript === false) {
-    throw new UnsupportedError(`${needsScript} must decide before it writes, which on Redis takes the Lua script; \`useScript: false\` cannot serve it`);
-  }
   if (needsScript !== undefined) {
     throw new UnsupportedError(
-      `${needsScript} must decide before it writes, which on Redis takes a Lua script, and ${redis.kind} cannot run scripts; ` +
-        'use `countBlocked: true` with a local clock on it, or a real Redis client',
+      useScript === false
+        ? `${needsScript} must decide before it writes, which on Redis takes the Lua script; \`useScript: false\` cannot serve it`
+        : `${needsScript} must decide before it writes, which on Redis takes a Lua script, and ${redis.kind} cannot run scripts; ` +
+            'use `countBlocked: true` with a local clock on it, or a real Redis client',
     );
   }
   return 'multi';
