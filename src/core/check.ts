@@ -140,6 +140,14 @@ export function optional<T, F extends T | undefined = T>(check: Check<T>, fallba
   return (value, name) => (value === undefined ? fallback : check(value, name));
 }
 
+/** An option given under its name or its former name (not both), as checked; undefined when neither was given. */
+export function renamed<T>(value: T | undefined, former: T | undefined, name: string, formerName: string): T | undefined {
+  if (value !== undefined && former !== undefined) {
+    throw new InvalidOptionTypeError(`Give \`${name}\` or its former name \`${formerName}\`, not both`, formerName, former);
+  }
+  return value ?? former;
+}
+
 /** A schema: the check of every option an entry takes. */
 export type Schema = Readonly<Record<string, Check<unknown>>>;
 

@@ -4,7 +4,7 @@
 import { RateLimitedError } from '../errors/rate-limited-error.js';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { AttemptOptions, LimiterId } from './identity.js';
-import { duration, either, func, normalize, numberIn, object, oneOf, optional, string, MAX_MILLISECONDS, type Check, type Duration } from './check.js';
+import { duration, either, func, normalize, numberIn, object, oneOf, optional, renamed, string, MAX_MILLISECONDS, type Check, type Duration } from './check.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 
 /** Options of `waitUntilAllowed`. */
@@ -103,10 +103,7 @@ export async function waitUntilAllowed<Info extends RateLimitInfo>(
   options: WaitOptions = {},
 ): Promise<Info> {
   const { maxWait, maxWaitMs: formerMaxWait, jitter, signal, actionId } = normalize(options, WAIT_SCHEMA, 'the options', { allowMissing: true });
-  if (maxWait !== undefined && formerMaxWait !== undefined) {
-    throw new InvalidOptionTypeError('Give `maxWait` or its former name `maxWaitMs`, not both', 'maxWaitMs', formerMaxWait);
-  }
-  const maxWaitMs = maxWait ?? formerMaxWait ?? Infinity;
+  const maxWaitMs = renamed(maxWait, formerMaxWait, 'maxWait', 'maxWaitMs') ?? Infinity;
   const attemptOptions: AttemptOptions = actionId === undefined ? {} : { actionId };
   const started = Date.now();
   for (;;) {
