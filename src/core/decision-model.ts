@@ -62,13 +62,9 @@ export function describeOutcome(rule: WindowRule, now: number, verdict: Verdict,
 }
 
 /**
- * The `k`-th newest (k >= 1) of S ∪ {now}, from the (k-1)-th and k-th newest
- * of S alone: what a dry run needs to describe an attempt it does not record.
- *
- * @param now The timestamp that would be inserted.
- * @param count |S| (the timestamps that are still in the window).
- * @param kMinus1thNewest The (k-1)-th newest of S (ignored when k = 1).
- * @param kthNewest The k-th newest of S, or undefined when |S| < k.
+ * The `k`-th newest (k >= 1) of S ∪ {now}, from |S| and the (k-1)-th and k-th
+ * newest of S alone (undefined when S has fewer): what a dry run needs to
+ * describe an attempt it does not record.
  */
 export function kthNewestAfterInsert(
   k: number,

@@ -1,11 +1,7 @@
 import type { TierDecision, WindowRule } from './decision-model.js';
 import type { ConnectionProblem } from '../errors/timeout-error.js';
 
-/**
- * One limiter's part of a decision: the id's key under that limiter, its
- * rules, and the store that holds the key (a stack of in-memory limiters has
- * one memory store per tier; on Redis every tier's store is on one client).
- */
+/** One limiter's part of a decision: the id's key, its rules, and the store that holds the key (one per tier in memory). */
 export interface Tier {
   readonly key: string;
   readonly rule: WindowRule;

@@ -131,10 +131,9 @@ export class TieredCore<Info extends RateLimitInfo> {
   }
 
   /**
-   * The id's key in every tier, grouped by the keyspace that holds it, each
-   * group with the store to ask: the core's own (guarded) store for the
-   * tiers it shares keys with (every tier on Redis), else the tier's own (the
-   * other memory stores of a stack of in-memory limiters).
+   * The id's key in every tier, grouped by the store to ask: the core's own
+   * (guarded) store for the tiers it shares keys with (every tier on Redis),
+   * else the tier's own (in a stack of in-memory limiters).
    */
   #keysByStore(id: string): [Store, string[]][] {
     const groups: [Store, string[]][] = [];

@@ -88,13 +88,10 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /**
- * Resolves with the decision once an action for `id` has been admitted,
- * sleeping the reported `millisecondsUntilAllowed` (plus jitter) in between.
- *
- * When the limiter records blocked attempts (`countBlocked: true`), each turn
- * first asks with a dry run and attempts only when that says the action fits,
- * so that waiting workers do not fill the window with their own blocked
- * attempts. With `countBlocked: false` it attempts directly.
+ * Resolves with the decision once an action for `id` has been admitted. With
+ * `peekFirst` (a limiter that records blocked attempts), each turn attempts
+ * only when a dry run says the action fits, so that waiting workers do not
+ * fill the window with their own blocked attempts.
  */
 export async function waitUntilAllowed<Info extends RateLimitInfo>(
   limiter: WaitableLimiter<Info>,

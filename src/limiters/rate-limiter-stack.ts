@@ -1,14 +1,23 @@
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { MICROSECONDS_PER_MILLISECOND } from '../core/clock.js';
-import type { RateLimitInfo, TierRateLimitInfo } from '../core/rate-limit-info.js';
+import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import type { TieredCore, TierSpec } from '../core/tiered-core.js';
 import { assembleStack } from '../options/assemble.js';
 import { normalizeStackOptions, type RateLimiterStackOptions } from '../options/stack-options.js';
 import { RollingRateLimiter } from './rolling-rate-limiter.js';
 import { TieredLimiter } from './tiered-limiter.js';
 
-export type { TierRateLimitInfo } from '../core/rate-limit-info.js';
 export type { RateLimiterStackOptions } from '../options/stack-options.js';
+
+/** One tier's part of a stack's info: its own numbers, and which limiter it is. */
+export interface TierRateLimitInfo extends RateLimitInfo {
+  /** The tier's namespace, which tells the tiers apart. */
+  readonly namespace: string;
+  /** The tier's window length, in milliseconds. */
+  readonly interval: number;
+  /** The tier's maximum per window. */
+  readonly maxInInterval: number;
+}
 
 /**
  * The outcome of an attempt across stacked limiters. The top-level fields
