@@ -1,9 +1,6 @@
-// Option checking, in one module for every constructor of the library: how a
-// received value is named in a message, durations, the checks of one value
-// (integer, duration, boolean, one of a few strings), and `normalize`, which
-// checks an options object against a schema of such checks, refuses keys it
-// does not know and fills in defaults. Each public entry declares its schema
-// and its defaults in `options/`; nothing else checks options by hand.
+// Option checking for every constructor of the library: the checks of one
+// value, and `normalize`, which checks an options object against a schema of
+// them. Each public entry declares its schema and defaults in `options/`.
 
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 
@@ -92,45 +89,48 @@ export function duration(min: number, max: number): Check<number> {
   };
 }
 
+/** A value `accepts` takes, as it is; `what` says what it should be. */
+function ofType<T>(accepts: (value: unknown) => boolean, what: string): Check<T> {
+  return (value, name) => {
+    if (!accepts(value)) throw typeError(name, what, value);
+    return value as T;
+  };
+}
+
 /** `true` or `false`. */
-export const boolean: Check<boolean> = (value, name) => {
-  if (typeof value !== 'boolean') throw typeError(name, 'a boolean', value);
-  return value;
-};
+export const boolean: Check<boolean> = ofType((value) => typeof value === 'boolean', 'a boolean');
 
 /** A string. */
-export const string: Check<string> = (value, name) => {
-  if (typeof value !== 'string') throw typeError(name, 'a string', value);
-  return value;
-};
+export const string: Check<string> = ofType((value) => typeof value === 'string', 'a string');
 
 /** A function (taken as it is). */
 export function func<T>(what = 'a function'): Check<T> {
-  return (value, name) => {
-    if (typeof value !== 'function') throw typeError(name, what, value);
-    return value as T;
-  };
+  return ofType((value) => typeof value === 'function', what);
 }
 
 /** An object, not null (taken as it is; what it is, the caller checks). */
 export function object<T>(what = 'an object'): Check<T> {
+  return ofType((value) => typeof value === 'object' && value !== null, what);
+}
+
+/**
+ * A value `accepts` takes; anything else is `expected` out of range when its
+ * type is `rangeType` (a string that names no choice), of the wrong type otherwise.
+ */
+export function choice<T>(accepts: (value: unknown) => value is T, expected: string, rangeType = 'string'): Check<T> {
   return (value, name) => {
-    if (typeof value !== 'object' || value === null) throw typeError(name, what, value);
-    return value as T;
+    if (accepts(value)) return value;
+    throw (typeof value === rangeType ? rangeError : typeError)(name, expected, value);
   };
 }
 
-/** One of `values`; another string is out of range, anything else of the wrong type. */
+/** One of `values`; another value of their type is out of range, anything else of the wrong type. */
 export function oneOf<T extends string | number | boolean>(values: readonly T[]): Check<T> {
-  return (value, name) => {
-    if ((values as readonly unknown[]).includes(value)) return value as T;
-    const expected = values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v))).join(', ');
-    if (typeof value === typeof values[0]) throw rangeError(name, `one of ${expected}`, value);
-    throw typeError(name, `one of ${expected}`, value);
-  };
+  const expected = values.map((v) => (typeof v === 'string' ? `'${v}'` : String(v))).join(', ');
+  return choice((value): value is T => (values as readonly unknown[]).includes(value), `one of ${expected}`, typeof values[0]);
 }
 
-/** The first of `checks` whose type fits: e.g. `'local' | 'redis'` or a function. */
+/** `first` for a value `accepts` takes, `second` for anything else. */
 export function either<A, B>(first: Check<A>, second: Check<B>, accepts: (value: unknown) => boolean): Check<A | B> {
   return (value, name) => (accepts(value) ? first(value, name) : second(value, name));
 }
@@ -140,6 +140,14 @@ export function optional<T, F extends T | undefined = T>(check: Check<T>, fallba
   return (value, name) => (value === undefined ? fallback : check(value, name));
 }
 
+/** An option given under its name or its former name (not both), as checked; undefined when neither was given. */
+export function renamed<T>(value: T | undefined, former: T | undefined, name: string, formerName: string): T | undefined {
+  if (value !== undefined && former !== undefined) {
+    throw new InvalidOptionTypeError(`Give \`${name}\` or its former name \`${formerName}\`, not both`, formerName, former);
+  }
+  return value ?? former;
+}
+
 /** A schema: the check of every option an entry takes. */
 export type Schema = Readonly<Record<string, Check<unknown>>>;
 
@@ -147,29 +155,10 @@ export type Schema = Readonly<Record<string, Check<unknown>>>;
 export type Normalized<S extends Schema> = { readonly [K in keyof S]: ReturnType<S[K]> };
 
 /**
- * Throws an {@link InvalidOptionTypeError} naming the first key of `options`
- * that is not in `known` (a misspelt option would otherwise be ignored
- * without a word), listing the options there are.
- */
-export function rejectUnknownOptions(options: object, known: Iterable<string>, prefix = ''): void {
-  const names = new Set(known);
-  for (const name of Object.keys(options)) {
-    if (!names.has(name)) {
-      throw new InvalidOptionTypeError(
-        `Unknown option \`${prefix}${name}\`; the options are ${[...names].map((n) => prefix + n).join(', ')}`,
-        prefix + name,
-        (options as Record<string, unknown>)[name],
-      );
-    }
-  }
-}
-
-/**
  * Checks `given` against `schema` without touching it: it must be an object
- * (or `undefined` when `allowMissing`), every key must be in the schema, and
- * every option passes its check (which fills in its default). `what` names
- * the object in messages (`'the options'`), `expected` says what it should
- * be when it is not an object; `prefix` is put before option names
+ * (or `undefined` when `allowMissing`) without keys the schema does not know,
+ * and each option passes its check (which fills in its default). `what` and
+ * `expected` name the object in messages; `prefix` is put before option names
  * (`'circuitBreaker.'`).
  *
  * @throws {@link InvalidOptionTypeError} (a `TypeError`) for a value of the wrong type, a missing or an unknown option.
@@ -185,7 +174,13 @@ export function normalize<S extends Schema>(
   if (typeof given !== 'object' || given === null || Array.isArray(given)) {
     throw new InvalidOptionTypeError(`Expected ${expected}, got ${describeValue(given)}`, prefix === '' ? 'options' : prefix.slice(0, -1), given);
   }
-  rejectUnknownOptions(given, Object.keys(schema), prefix);
+  const names = Object.keys(schema);
+  for (const [name, value] of Object.entries(given)) {
+    if (!names.includes(name)) {
+      // A misspelt option would otherwise be ignored without a word.
+      throw new InvalidOptionTypeError(`Unknown option \`${prefix}${name}\`; the options are ${names.map((n) => prefix + n).join(', ')}`, prefix + name, value);
+    }
+  }
   const result: Record<string, unknown> = {};
   for (const [name, check] of Object.entries(schema)) result[name] = check((given as Record<string, unknown>)[name], prefix + name);
   return result as Normalized<S>;

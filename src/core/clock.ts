@@ -17,22 +17,17 @@ export function microsecondsToWholeMillisecondsUp(us: number): number {
   return Math.ceil(us / MICROSECONDS_PER_MILLISECOND);
 }
 
-// The process clock: wall-clock milliseconds (`Date.now()`) refined to
-// microseconds with the monotonic `performance.now()`. A reading is kept
-// inside the wall clock's current millisecond, so it is never ahead of the
-// wall clock, and it does not go below the previous reading while the wall
-// clock stays in that millisecond. Two readings may be equal: an attempt's
-// member, not its timestamp, tells it apart. A clock that ran ahead of the
-// wall clock would write timestamps in the future, and so keep every other
-// process's actions in the window for less than `interval` (over-admission).
+// A clock that ran ahead of the wall clock would write timestamps in the
+// future, and so keep every other process's actions in the window for less
+// than `interval` (over-admission). Two readings may be equal: an attempt's
+// member, not its timestamp, tells it apart.
 let anchorUs = Date.now() * MICROSECONDS_PER_MILLISECOND - Math.floor(performance.now() * MICROSECONDS_PER_MILLISECOND);
 let lastUs = 0;
 
 /**
- * This process's microsecond clock: integer microseconds since the Unix
- * epoch, within the wall clock's current millisecond (never ahead of
- * `Date.now()`), and non-decreasing while the wall clock does not step back.
- * Needs no native code.
+ * This process's microsecond clock: `Date.now()` refined with the monotonic
+ * `performance.now()`, kept within the wall clock's current millisecond (never
+ * ahead of it), and non-decreasing while the wall clock does not step back.
  */
 export function localMicroseconds(): number {
   const wallUs = Date.now() * MICROSECONDS_PER_MILLISECOND;

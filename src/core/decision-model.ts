@@ -1,8 +1,7 @@
 // The reference model of docs/semantics.md (the steps), as pure functions that
-// every store uses. A store observes the recorded set S of one id (after
-// dropping what left the window) and the set S' after the attempt, in the
-// compact form below; these functions turn that into a decision and a
-// RateLimitInfo. Nothing here knows about Redis or about memory.
+// every store uses: from the recorded set S of one id (after dropping what
+// left the window) and the set S' after the attempt, in compact form, to a
+// decision and a RateLimitInfo.
 
 import { microsecondsToWholeMillisecondsUp } from './clock.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
@@ -17,14 +16,6 @@ export interface WindowRule {
   readonly minDifferenceUs: number;
   /** Whether blocked attempts are recorded too. */
   readonly countBlocked: boolean;
-}
-
-/** The recorded set S before the attempt, after dropping timestamps `<= now - interval`. */
-export interface PriorWindow {
-  /** |S|; a store that keeps only the newest `maxInInterval` members reports min(|S|, maxInInterval). */
-  readonly count: number;
-  /** max(S), or undefined when S is empty. */
-  readonly newest: number | undefined;
 }
 
 /** The recorded set S' after the attempt (S' = S when the attempt was not recorded). */
@@ -45,16 +36,11 @@ export interface Verdict {
 }
 
 /** docs/semantics.md steps 2 to 4: whether an attempt at `now` is blocked, and why. */
-export function judge(rule: WindowRule, now: number, prior: PriorWindow): Verdict {
+export function judge(rule: WindowRule, now: number, prior: Pick<WindowSample, 'count' | 'newest'>): Verdict {
   const blockedDueToCount = prior.count >= rule.maxInInterval;
   const blockedDueToMinDifference =
     rule.minDifferenceUs > 0 && prior.newest !== undefined && now - prior.newest < rule.minDifferenceUs;
   return { blocked: blockedDueToCount || blockedDueToMinDifference, blockedDueToCount, blockedDueToMinDifference };
-}
-
-/** docs/semantics.md step 5: whether the attempt is recorded, given whether the action was allowed overall. */
-export function isRecorded(rule: WindowRule, allowed: boolean): boolean {
-  return rule.countBlocked || allowed;
 }
 
 /** docs/semantics.md steps 6 and 7: the info returned for an attempt at `now`. */
@@ -76,13 +62,9 @@ export function describeOutcome(rule: WindowRule, now: number, verdict: Verdict,
 }
 
 /**
- * The `k`-th newest (k >= 1) of S ∪ {now}, from the (k-1)-th and k-th newest
- * of S alone: what a dry run needs to describe an attempt it does not record.
- *
- * @param now The timestamp that would be inserted.
- * @param count |S| (the timestamps that are still in the window).
- * @param kMinus1thNewest The (k-1)-th newest of S (ignored when k = 1).
- * @param kthNewest The k-th newest of S, or undefined when |S| < k.
+ * The `k`-th newest (k >= 1) of S ∪ {now}, from |S| and the (k-1)-th and k-th
+ * newest of S alone (undefined when S has fewer): what a dry run needs to
+ * describe an attempt it does not record.
  */
 export function kthNewestAfterInsert(
   k: number,
@@ -102,7 +84,7 @@ export function kthNewestAfterInsert(
  * decide an attempt completely, with k = `maxInInterval`.
  */
 export interface WindowSample {
-  /** |S| (or min(|S|, maxInInterval) for a store that keeps only the newest). */
+  /** |S|, after dropping timestamps `<= now - interval` (or min(|S|, maxInInterval) for a store that keeps only the newest). */
   readonly count: number;
   /** max(S), when S is not empty. */
   readonly newest: number | undefined;
@@ -137,18 +119,17 @@ function recordedWindow(rule: WindowRule, now: number, sample: WindowSample, rec
 }
 
 /**
- * docs/semantics.md steps 2 to 5 for one attempt at `now` across tiers, from a sample of
- * each tier's S, without writing anything: the action is allowed only if every
- * tier allows it, and a tier records the attempt when it counts blocked
- * attempts or when the action was allowed overall. With a single tier this is
- * exactly one limiter's decision. Both dry runs and the stores that decide in
- * this process use it; the Redis script follows the same rule.
+ * docs/semantics.md steps 2 to 5 for one attempt at `now` across tiers, from a
+ * sample of each tier's S, without writing anything: the action is allowed
+ * only if every tier allows it, and a tier records the attempt when it counts
+ * blocked attempts or when the action was allowed overall. The Redis script
+ * follows the same rule.
  */
 export function decideTiers(rules: readonly WindowRule[], now: number, samples: readonly WindowSample[]): StackDecision {
   const verdicts = rules.map((rule, i) => judge(rule, now, samples[i] as WindowSample));
   const allowed = verdicts.every((verdict) => !verdict.blocked);
   const tiers = rules.map((rule, i): TierDecision => {
-    const recorded = isRecorded(rule, allowed);
+    const recorded = rule.countBlocked || allowed; // docs/semantics.md step 5
     return { verdict: verdicts[i] as Verdict, recorded, after: recordedWindow(rule, now, samples[i] as WindowSample, recorded) };
   });
   return { allowed, tiers };

@@ -1,7 +1,6 @@
 // What the limiters publish on `node:diagnostics_channel`, for metrics and
-// logs without a dependency. Nothing is built or published while a channel
-// has no subscriber: every publish function checks `hasSubscribers` first
-// and takes its fields as arguments, so an unobserved call allocates nothing.
+// logs without a dependency. Each publish function checks `hasSubscribers`
+// first and takes its fields as arguments, so an unobserved call allocates nothing.
 
 import { channel } from 'node:diagnostics_channel';
 import type { StoreError } from '../errors/store-error.js';
@@ -72,19 +71,12 @@ export interface CircuitMessage {
   readonly consecutiveFailures: number;
 }
 
-/**
- * When a decision starts: `performance.now()` while someone subscribes to
- * the decision channel, `-1` otherwise (so an unobserved call does not even
- * read the clock). Hand it to {@link publishDecision}.
- */
+/** When a decision starts, for {@link publishDecision}: `performance.now()` while someone subscribes, else `-1` (no clock read). */
 export function decisionStartTime(): number {
   return decisionChannel.hasSubscribers ? performance.now() : -1;
 }
 
-/**
- * Publishes a {@link DecisionMessage} if anyone subscribes and the decision's
- * start was timed (`startedAt` from {@link decisionStartTime}, not `-1`).
- */
+/** Publishes a {@link DecisionMessage} if anyone subscribes and the decision's start was timed (not `-1`). */
 export function publishDecision(
   namespaces: readonly string[],
   blocked: boolean,
@@ -93,15 +85,12 @@ export function publishDecision(
   startedAt: number,
 ): void {
   if (!decisionChannel.hasSubscribers || startedAt < 0) return;
-  const message: DecisionMessage = { namespaces, blocked, dryRun, decidedBy, durationMs: performance.now() - startedAt };
-  decisionChannel.publish(message);
+  decisionChannel.publish({ namespaces, blocked, dryRun, decidedBy, durationMs: performance.now() - startedAt } satisfies DecisionMessage);
 }
 
 /** Publishes a {@link StoreErrorMessage} if anyone subscribes. */
 export function publishStoreError(namespaces: readonly string[], error: StoreError | TimeoutError, policy: StoreErrorPolicyName): void {
-  if (!storeErrorChannel.hasSubscribers) return;
-  const message: StoreErrorMessage = { namespaces, error, policy };
-  storeErrorChannel.publish(message);
+  if (storeErrorChannel.hasSubscribers) storeErrorChannel.publish({ namespaces, error, policy } satisfies StoreErrorMessage);
 }
 
 /** Publishes a {@link CircuitMessage} if anyone subscribes. */
@@ -112,7 +101,5 @@ export function publishCircuit(
   previous: CircuitMessage['previous'],
   consecutiveFailures: number,
 ): void {
-  if (!circuitChannel.hasSubscribers) return;
-  const message: CircuitMessage = { namespaces, node, state, previous, consecutiveFailures };
-  circuitChannel.publish(message);
+  if (circuitChannel.hasSubscribers) circuitChannel.publish({ namespaces, node, state, previous, consecutiveFailures } satisfies CircuitMessage);
 }

@@ -1,6 +1,5 @@
-// Identity: how what the caller names (an id, an action id) becomes what a
-// store holds (a key, a sorted-set member). The only place where keys are
-// built and identifiers escaped.
+// The only place where what the caller names (an id, an action id) becomes
+// what a store holds (a key, a sorted-set member).
 //
 // A key is `<namespace>:{<id>}` with both parts escaped so that the key is
 // injective and the Redis Cluster hash tag is exactly the id:
@@ -32,20 +31,11 @@ export function normalizeId(id: unknown): string {
 const NEEDS_ESCAPE = /[%{}:\uD800-\uDFFF]/;
 const ESCAPABLE = /[%{}:]|[\uD800-\uDBFF][\uDC00-\uDFFF]|[\uD800-\uDFFF]/g;
 
+const ESCAPES: Readonly<Record<string, string>> = { '%': '%25', '{': '%7B', '}': '%7D', ':': '%3A' };
+
+/** A delimiter's escape; a well-formed surrogate pair as it is; a lone surrogate spelled out. */
 function escapeChar(match: string): string {
-  switch (match) {
-    case '%':
-      return '%25';
-    case '{':
-      return '%7B';
-    case '}':
-      return '%7D';
-    case ':':
-      return '%3A';
-    default:
-      // A well-formed surrogate pair stays as it is; a lone surrogate is spelled out.
-      return match.length === 2 ? match : `%u${match.charCodeAt(0).toString(16).toUpperCase()}`;
-  }
+  return ESCAPES[match] ?? (match.length === 2 ? match : `%u${match.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /**
@@ -83,14 +73,7 @@ export class KeyBuilder {
 // against 36 for a UUID. Within a process the counter makes members unique;
 // across processes the tag does, with overwhelming probability.
 
-function randomTag(): string {
-  const bytes = randomBytes(8);
-  let tag = '';
-  for (const byte of bytes) tag += (byte % 36).toString(36);
-  return tag;
-}
-
-const processTag = randomTag();
+const processTag = Array.from(randomBytes(8), (byte) => (byte % 36).toString(36)).join('');
 let counter = 0;
 
 /** A new member for a sorted set: unique within this process, and across processes with high probability. */
@@ -100,19 +83,10 @@ export function nextMember(): string {
 }
 
 // Action ids: an optional id per attempt (a job id, a notification id) that
-// makes retries idempotent and admitted actions refundable. The recorded
-// member of an attempt with an action id is the id itself, marked with
-// whether the action was admitted; the members of attempts without one
-// (a random tag and a counter, see nextMember) never start with either mark.
-
-/**
- * The form an action id is stored in: escaped as key parts are, so that
- * action ids that differ only in a lone surrogate (`job-\uD800`,
- * `job-\uFFFD`) stay distinct members in Redis.
- */
-export function storedActionId(actionId: string): string {
-  return escapeIdentifier(actionId);
-}
+// makes retries idempotent and admitted actions refundable. It is stored
+// escaped as key parts are (so ids that differ only in a lone surrogate stay
+// distinct in Redis), marked with whether the action was admitted; the
+// members of attempts without one (see nextMember) never start with a mark.
 
 /**
  * The companion of a Redis key: a sorted set, in the same hash slot (the key
@@ -148,8 +122,7 @@ export interface AttemptOptions {
 }
 
 /** Validates an action id: a non-empty string. */
-export function normalizeActionId(actionId: unknown): string | undefined {
-  if (actionId === undefined) return undefined;
+export function normalizeActionId(actionId: unknown): string {
   if (typeof actionId === 'string' && actionId !== '') return actionId;
   throw new TypeError(`Expected \`actionId\` to be a non-empty string, got ${typeof actionId === 'string' ? 'an empty string' : typeof actionId}`);
 }

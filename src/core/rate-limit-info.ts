@@ -39,13 +39,3 @@ export interface RateLimitInfo {
    */
   readonly alreadyAdmitted?: true;
 }
-
-/** One tier's part of a stack's info: its own numbers, and which limiter it is. */
-export interface TierRateLimitInfo extends RateLimitInfo {
-  /** The tier's namespace, which tells the tiers apart. */
-  readonly namespace: string;
-  /** The tier's window length, in milliseconds. */
-  readonly interval: number;
-  /** The tier's maximum per window. */
-  readonly maxInInterval: number;
-}

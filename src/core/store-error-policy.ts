@@ -1,12 +1,9 @@
-// What a limiter does when its store fails or does not answer in time: the
-// `onStoreError` option. Kept apart from the limiter so that a single limiter
-// and a stack apply the very same policy.
+// The `onStoreError` policy, applied alike by a single limiter and a stack.
 
 import { StoreError } from '../errors/store-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
-import type { AttemptOptions } from '../core/identity.js';
-import type { LimiterId } from '../core/identity.js';
-import type { RateLimitInfo } from '../core/rate-limit-info.js';
+import type { AttemptOptions, LimiterId } from './identity.js';
+import type { RateLimitInfo } from './rate-limit-info.js';
 
 /**
  * A limiter that decides while the store is unavailable, for example an
@@ -53,9 +50,8 @@ export function isStoreFailure(error: unknown): error is StoreError | TimeoutErr
 /** True when `value` is a valid `onStoreError`. */
 export function isStoreErrorPolicy(value: unknown): value is StoreErrorPolicy {
   if (value === 'throw' || value === 'allow' || value === 'block') return true;
-  if (typeof value !== 'object' || value === null) return false;
-  const candidate = value as Partial<Record<'limitWithInfo' | 'wouldLimitWithInfo', unknown>>;
-  return typeof candidate.limitWithInfo === 'function' && typeof candidate.wouldLimitWithInfo === 'function';
+  const candidate = value as Partial<Record<'limitWithInfo' | 'wouldLimitWithInfo', unknown>> | null;
+  return typeof value === 'object' && typeof candidate?.limitWithInfo === 'function' && typeof candidate.wouldLimitWithInfo === 'function';
 }
 
 /**

@@ -1,11 +1,7 @@
-import type { RecordedWindow, Verdict, WindowRule } from './decision-model.js';
+import type { TierDecision, WindowRule } from './decision-model.js';
 import type { ConnectionProblem } from '../errors/timeout-error.js';
 
-/**
- * One limiter's part of a decision: the id's key under that limiter, its
- * rules, and the store that holds the key (a stack of in-memory limiters has
- * one memory store per tier; on Redis every tier's store is on one client).
- */
+/** One limiter's part of a decision: the id's key, its rules, and the store that holds the key (one per tier in memory). */
 export interface Tier {
   readonly key: string;
   readonly rule: WindowRule;
@@ -13,10 +9,7 @@ export interface Tier {
 }
 
 /** One tier's outcome: why it blocks, and its recorded set S' afterwards. */
-export interface TierOutcome {
-  readonly verdict: Verdict;
-  readonly after: RecordedWindow;
-}
+export type TierOutcome = Pick<TierDecision, 'verdict' | 'after'>;
 
 /** A decision across tiers, and the time it was made at. */
 export interface StoreDecision {
@@ -39,11 +32,6 @@ export interface StoreDecision {
 export interface Store {
   /** What holds the state, for error messages, e.g. `memory` or `node-redis cluster`. */
   readonly name: string;
-  /**
-   * Whether the store can decide before it writes (for `countBlocked: false`,
-   * stacks and the Redis clock); redis-mock, which cannot run Lua, cannot.
-   */
-  readonly canDecideBeforeWriting: boolean;
   /**
    * Decides an attempt and records it in each tier as docs/semantics.md step 5 says. With
    * an `actionId`, an action already admitted is answered as admitted again

@@ -1,18 +1,15 @@
 // The one place a decision over N tiers is made: a RollingRateLimiter is a
-// core of one tier, a RateLimiterStack a core of several. It turns an id into
-// each tier's key, reads the clock, asks the store, describes the outcome
-// (docs/semantics.md steps 6 and 7), and applies the `onStoreError` policy
-// when the store fails; `clear` and `undo` go through it too. It keeps no
-// timer and no breaker: a remote store comes to it already guarded
+// core of one tier, a RateLimiterStack a core of several. It keeps no timer
+// and no breaker: a remote store comes to it already guarded
 // (resilience/guarded-store.ts), and an in-memory one needs no guard.
 
 import { describeOutcome, type WindowRule } from './decision-model.js';
-import { normalizeId, storedActionId, type KeyBuilder, type LimiterId } from './identity.js';
+import { escapeIdentifier, normalizeId, type KeyBuilder, type LimiterId } from './identity.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 import type { MicrosecondClock } from './clock.js';
 import type { Store, Tier } from './store.js';
 import { decideOnStoreError, isStoreFailure, undoWithPolicy, type StoreErrorPolicy } from './store-error-policy.js';
-import { decisionStartTime, publishDecision, publishStoreError, type StoreErrorPolicyName } from './diagnostics.js';
+import { decisionStartTime, publishDecision, publishStoreError, type DecisionMessage, type StoreErrorPolicyName } from './diagnostics.js';
 
 /** One tier's fixed part: its rules, its keys and the store that holds them. */
 export interface TierSpec {
@@ -42,7 +39,6 @@ export interface CoreOptions<Info extends RateLimitInfo> {
 /** A decision over one or more tiers that guard the same action. */
 export class TieredCore<Info extends RateLimitInfo> {
   readonly #tiers: readonly TierSpec[];
-  readonly #store: Store;
   readonly #options: CoreOptions<Info>;
   /** The namespaces of the tiers, as diagnostics messages name them. */
   readonly #namespaces: readonly string[];
@@ -51,11 +47,9 @@ export class TieredCore<Info extends RateLimitInfo> {
   /** @param tiers At least one; every tier's store can decide with `options.store` (checked when it was assembled). */
   constructor(tiers: readonly TierSpec[], options: CoreOptions<Info>) {
     this.#tiers = tiers;
-    this.#store = options.store;
     this.#options = options;
     this.#namespaces = Object.freeze(tiers.map((tier) => tier.namespace));
-    const policy = options.onStoreError;
-    this.#policyName = typeof policy === 'string' ? policy : 'fallback';
+    this.#policyName = typeof options.onStoreError === 'string' ? options.onStoreError : 'fallback';
   }
 
   /** The tiers, in order. */
@@ -80,18 +74,17 @@ export class TieredCore<Info extends RateLimitInfo> {
    */
   async decide(id: LimiterId, operation: 'attempt' | 'peek', actionId?: string): Promise<Info> {
     const startedAt = decisionStartTime();
-    const dryRun = operation === 'peek';
     let info: Info;
+    let decidedBy: DecisionMessage['decidedBy'] = 'store';
     try {
       info = await this.#decideInStore(id, operation, actionId);
     } catch (error) {
       if (!isStoreFailure(error)) throw error;
       publishStoreError(this.#namespaces, error, this.#policyName);
       info = await decideOnStoreError(this.#options.onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked), actionId);
-      publishDecision(this.#namespaces, info.blocked, dryRun, this.#policyName as 'allow' | 'block' | 'fallback', startedAt);
-      return info;
+      decidedBy = this.#policyName as DecisionMessage['decidedBy']; // not 'throw': that policy rethrew
     }
-    publishDecision(this.#namespaces, info.blocked, dryRun, 'store', startedAt);
+    publishDecision(this.#namespaces, info.blocked, operation === 'peek', decidedBy, startedAt);
     return info;
   }
 
@@ -104,7 +97,7 @@ export class TieredCore<Info extends RateLimitInfo> {
   async undo(id: LimiterId, actionId: string): Promise<boolean> {
     const byStore = this.#keysByStore(normalizeId(id));
     return undoWithPolicy(this.#options.onStoreError, id, actionId, async () => {
-      const removed = await Promise.all(byStore.map(([store, keys]) => store.undo(keys, storedActionId(actionId))));
+      const removed = await Promise.all(byStore.map(([store, keys]) => store.undo(keys, escapeIdentifier(actionId))));
       return removed.some(Boolean);
     });
   }
@@ -115,8 +108,8 @@ export class TieredCore<Info extends RateLimitInfo> {
     const now = this.#options.readClock?.();
     const decision =
       operation === 'attempt'
-        ? await this.#store.attempt(tiers, now, actionId === undefined ? undefined : storedActionId(actionId))
-        : await this.#store.peek(tiers, now);
+        ? await this.#options.store.attempt(tiers, now, actionId === undefined ? undefined : escapeIdentifier(actionId))
+        : await this.#options.store.peek(tiers, now);
     if (decision.tiers.length !== this.#tiers.length) throw new TypeError('The store returned an outcome per tier it was not asked for');
     const infos = decision.tiers.map((outcome, i) => describeOutcome((this.#tiers[i] as TierSpec).rule, decision.now, outcome.verdict, outcome.after));
     const info = this.#options.present(infos, this.#tiers);
@@ -138,15 +131,14 @@ export class TieredCore<Info extends RateLimitInfo> {
   }
 
   /**
-   * The id's key in every tier, grouped by the keyspace that holds it, each
-   * group with the store to ask: the core's own (guarded) store for the
-   * tiers it shares keys with (every tier on Redis), else the tier's own (the
-   * other memory stores of a stack of in-memory limiters).
+   * The id's key in every tier, grouped by the store to ask: the core's own
+   * (guarded) store for the tiers it shares keys with (every tier on Redis),
+   * else the tier's own (in a stack of in-memory limiters).
    */
   #keysByStore(id: string): [Store, string[]][] {
     const groups: [Store, string[]][] = [];
     for (const tier of this.#tiers) {
-      const store = this.#store.sharesKeysWith(tier.store) ? this.#store : tier.store;
+      const store = this.#options.store.sharesKeysWith(tier.store) ? this.#options.store : tier.store;
       const group = groups.find(([candidate]) => candidate === store);
       if (group === undefined) groups.push([store, [tier.keys.keyFor(id)]]);
       else group[1].push(tier.keys.keyFor(id));

@@ -1,12 +1,10 @@
-// Waiting instead of failing, and wrapping a function: built on any limiter
-// (a RollingRateLimiter or a RateLimiterStack) through the small interface
-// below, so both get the very same behaviour.
+// Waiting instead of failing, and wrapping a function, for a RollingRateLimiter
+// and a RateLimiterStack alike.
 
 import { RateLimitedError } from '../errors/rate-limited-error.js';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import type { AttemptOptions } from './identity.js';
-import type { LimiterId } from './identity.js';
-import { duration, either, func, normalize, numberIn, object, oneOf, optional, string, MAX_MILLISECONDS, type Check, type Duration } from './check.js';
+import type { AttemptOptions, LimiterId } from './identity.js';
+import { duration, either, func, normalize, numberIn, object, oneOf, optional, renamed, string, MAX_MILLISECONDS, type Check, type Duration } from './check.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 
 /** Options of `waitUntilAllowed`. */
@@ -59,20 +57,6 @@ const WAIT_SCHEMA = {
   jitter: optional(numberIn(0, 1), 0.2),
 };
 
-interface CheckedWaitOptions {
-  readonly maxWaitMs: number;
-  readonly jitter: number;
-  readonly signal: AbortSignal | undefined;
-}
-
-function validateWaitOptions(options: unknown, known = WAIT_SCHEMA): CheckedWaitOptions {
-  const { maxWait, maxWaitMs, jitter, signal } = normalize(options, known, 'the options', { allowMissing: true });
-  if (maxWait !== undefined && maxWaitMs !== undefined) {
-    throw new InvalidOptionTypeError('Give `maxWait` or its former name `maxWaitMs`, not both', 'maxWaitMs', maxWaitMs);
-  }
-  return { maxWaitMs: maxWait ?? maxWaitMs ?? Infinity, jitter, signal };
-}
-
 /** The longest delay a Node timer takes; a longer one fires after 1 ms (with a `TimeoutOverflowWarning`). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -104,13 +88,10 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 /**
- * Resolves with the decision once an action for `id` has been admitted,
- * sleeping the reported `millisecondsUntilAllowed` (plus jitter) in between.
- *
- * When the limiter records blocked attempts (`countBlocked: true`), each turn
- * first asks with a dry run and attempts only when that says the action fits,
- * so that waiting workers do not fill the window with their own blocked
- * attempts. With `countBlocked: false` it attempts directly.
+ * Resolves with the decision once an action for `id` has been admitted. With
+ * `peekFirst` (a limiter that records blocked attempts), each turn attempts
+ * only when a dry run says the action fits, so that waiting workers do not
+ * fill the window with their own blocked attempts.
  */
 export async function waitUntilAllowed<Info extends RateLimitInfo>(
   limiter: WaitableLimiter<Info>,
@@ -118,8 +99,9 @@ export async function waitUntilAllowed<Info extends RateLimitInfo>(
   peekFirst: boolean,
   options: WaitOptions = {},
 ): Promise<Info> {
-  const { maxWaitMs, jitter, signal } = validateWaitOptions(options);
-  const attemptOptions: AttemptOptions = options.actionId === undefined ? {} : { actionId: options.actionId };
+  const { maxWait, maxWaitMs: formerMaxWait, jitter, signal, actionId } = normalize(options, WAIT_SCHEMA, 'the options', { allowMissing: true });
+  const maxWaitMs = renamed(maxWait, formerMaxWait, 'maxWait', 'maxWaitMs') ?? Infinity;
+  const attemptOptions: AttemptOptions = actionId === undefined ? {} : { actionId };
   const started = Date.now();
   for (;;) {
     if (signal?.aborted) throw signal.reason;

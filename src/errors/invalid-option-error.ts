@@ -16,8 +16,6 @@ export interface InvalidOptionDetails {
 export class InvalidOptionTypeError extends TypeError implements InvalidOptionDetails {
   /** Always `'ERR_RATE_LIMITER_INVALID_OPTION'`; see {@link RateLimiterErrorCode}. */
   readonly code: RateLimiterErrorCode = 'ERR_RATE_LIMITER_INVALID_OPTION';
-  readonly option: string;
-  readonly received: unknown;
   /** The error's name, `'InvalidOptionTypeError'`, as in its stack trace. */
   override readonly name: string = 'InvalidOptionTypeError';
 
@@ -26,10 +24,8 @@ export class InvalidOptionTypeError extends TypeError implements InvalidOptionDe
    * @param option The option's name.
    * @param received The value received.
    */
-  constructor(message: string, option: string, received: unknown) {
+  constructor(message: string, readonly option: string, readonly received: unknown) {
     super(message);
-    this.option = option;
-    this.received = received;
     Object.defineProperty(this, ERROR_BRAND, { value: true });
   }
 }
@@ -41,8 +37,6 @@ export class InvalidOptionTypeError extends TypeError implements InvalidOptionDe
 export class InvalidOptionRangeError extends RangeError implements InvalidOptionDetails {
   /** Always `'ERR_RATE_LIMITER_INVALID_OPTION'`; see {@link RateLimiterErrorCode}. */
   readonly code: RateLimiterErrorCode = 'ERR_RATE_LIMITER_INVALID_OPTION';
-  readonly option: string;
-  readonly received: unknown;
   /** The error's name, `'InvalidOptionRangeError'`, as in its stack trace. */
   override readonly name: string = 'InvalidOptionRangeError';
 
@@ -51,10 +45,8 @@ export class InvalidOptionRangeError extends RangeError implements InvalidOption
    * @param option The option's name.
    * @param received The value received.
    */
-  constructor(message: string, option: string, received: unknown) {
+  constructor(message: string, readonly option: string, readonly received: unknown) {
     super(message);
-    this.option = option;
-    this.received = received;
     Object.defineProperty(this, ERROR_BRAND, { value: true });
   }
 }

@@ -1,6 +1,5 @@
 /** Marks this library's errors, across copies of the library (the ES module and CommonJS builds, two versions). */
 export const ERROR_BRAND = Symbol.for('rolling-window-limiter.error');
-const brand = ERROR_BRAND;
 
 /** Stable codes carried by every error this library throws itself. */
 export type RateLimiterErrorCode =
@@ -12,17 +11,11 @@ export type RateLimiterErrorCode =
   | 'ERR_RATE_LIMITER_UNSUPPORTED';
 
 /**
- * Base class of the errors this library throws: invalid options
- * ({@link InvalidOptionTypeError}, {@link InvalidOptionRangeError}), an
- * unsupported client or mode ({@link UnsupportedError}), a store that failed
- * ({@link StoreError}) or did not answer in time ({@link TimeoutError}), and
- * an action that was not admitted where the caller asked for an error
- * ({@link RateLimitedError}).
- *
- * The invalid-option errors must also be a `TypeError` or a `RangeError`, so
- * they cannot extend this class; `instanceof RateLimiterError` and
- * {@link isRateLimiterError} still recognise them (and errors from another
- * copy of the library) by a brand.
+ * Base class of the errors this library throws. The invalid-option errors
+ * ({@link InvalidOptionTypeError}, {@link InvalidOptionRangeError}) must be a
+ * `TypeError` or a `RangeError`, so they cannot extend it; `instanceof
+ * RateLimiterError` and {@link isRateLimiterError} still recognise them (and
+ * errors from another copy of the library) by a brand.
  *
  * Being rate limited is never an error: it is the `true` of
  * {@link RollingRateLimiter.limit} or the `blocked` field of
@@ -40,7 +33,7 @@ export class RateLimiterError extends Error {
   constructor(message: string, code: RateLimiterErrorCode, options?: { cause?: unknown }) {
     super(message, options);
     this.code = code;
-    Object.defineProperty(this, brand, { value: true });
+    Object.defineProperty(this, ERROR_BRAND, { value: true });
   }
 
   /** The error's name, `'RateLimiterError'`, as in its stack trace. */
@@ -75,5 +68,5 @@ export class RateLimiterError extends Error {
  * ```
  */
 export function isRateLimiterError(error: unknown): error is RateLimiterError {
-  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[brand] === true;
+  return typeof error === 'object' && error !== null && (error as Record<symbol, unknown>)[ERROR_BRAND] === true;
 }

@@ -1,17 +1,13 @@
 import { RateLimiterError, type RateLimiterErrorCode } from './rate-limiter-error.js';
 
-/**
- * The codes a {@link StoreError} carries: `'ERR_RATE_LIMITER_STORE'` when the
- * store failed, `'CIRCUIT_OPEN'` when the call did not go to
- * the store at all because its circuit breaker is open (the store failed
- * `failureThreshold` times in a row; the last failure is the `cause`).
- */
+/** The codes a {@link StoreError} carries. */
 export type StoreErrorCode = Extract<RateLimiterErrorCode, 'ERR_RATE_LIMITER_STORE' | 'CIRCUIT_OPEN'>;
 
 /**
- * The store (Redis) failed or answered something the limiter cannot read, or
- * was not called because its circuit breaker is open (`code`
- * `'CIRCUIT_OPEN'`). The original error, if any, is the
+ * The store (Redis) failed or answered something the limiter cannot read
+ * (`code` `'ERR_RATE_LIMITER_STORE'`), or was not called at all because its
+ * circuit breaker is open (`'CIRCUIT_OPEN'`: the store failed
+ * `failureThreshold` times in a row). The original error, if any, is the
  * standard `cause`.
  */
 export class StoreError extends RateLimiterError {

@@ -1,14 +1,23 @@
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { MICROSECONDS_PER_MILLISECOND } from '../core/clock.js';
-import type { RateLimitInfo, TierRateLimitInfo } from '../core/rate-limit-info.js';
+import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import type { TieredCore, TierSpec } from '../core/tiered-core.js';
 import { assembleStack } from '../options/assemble.js';
 import { normalizeStackOptions, type RateLimiterStackOptions } from '../options/stack-options.js';
 import { RollingRateLimiter } from './rolling-rate-limiter.js';
 import { TieredLimiter } from './tiered-limiter.js';
 
-export type { TierRateLimitInfo } from '../core/rate-limit-info.js';
 export type { RateLimiterStackOptions } from '../options/stack-options.js';
+
+/** One tier's part of a stack's info: its own numbers, and which limiter it is. */
+export interface TierRateLimitInfo extends RateLimitInfo {
+  /** The tier's namespace, which tells the tiers apart. */
+  readonly namespace: string;
+  /** The tier's window length, in milliseconds. */
+  readonly interval: number;
+  /** The tier's maximum per window. */
+  readonly maxInInterval: number;
+}
 
 /**
  * The outcome of an attempt across stacked limiters. The top-level fields
@@ -49,11 +58,8 @@ export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
    * @param limiters The tiers, at least one. They must keep their state in the
    *   same place (all in memory, or all on the same Redis client), use the
    *   same `clock`, and have distinct namespaces.
-   * @param options `onStoreError`: what to do when the store fails or does not
-   *   answer in time (see {@link StoreErrorPolicy}; a fallback is a stack, for
-   *   example of in-memory limiters with the same rules). Default `'throw'`.
-   *   The stack waits for the store as long as the longest `timeout` of its
-   *   limiters.
+   * @param options See {@link RateLimiterStackOptions}. The stack waits for the store as long as the longest `timeout`
+   *   of its limiters.
    * @throws TypeError when the limiters cannot be stacked, saying why, or an option is unknown or of the wrong type
    *   ({@link InvalidOptionTypeError}, naming it).
    * @throws {@link UnsupportedError} when their store cannot decide before writing (redis-mock).
@@ -69,13 +75,13 @@ export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
     return this.#limiters;
   }
 
-  /** The cores of `limiters`, checked to be RollingRateLimiters that can be decided together. */
-  static #coresOf(limiters: readonly RollingRateLimiter[]): LimiterCore[] {
+  /** The cores of `limiters`, checked to be RollingRateLimiters. */
+  static #coresOf(limiters: readonly RollingRateLimiter[]): TieredCore<RateLimitInfo>[] {
     if (!Array.isArray(limiters) || limiters.length === 0) {
       throw new InvalidOptionTypeError('Expected `limiters` to be a non-empty array of RollingRateLimiter instances', 'limiters', limiters);
     }
     // An index loop, not map(): map() skips the holes of a sparse array.
-    const cores: LimiterCore[] = [];
+    const cores: TieredCore<RateLimitInfo>[] = [];
     for (let i = 0; i < limiters.length; i += 1) {
       const core = limiters[i] instanceof RollingRateLimiter ? TieredLimiter.coreOf(limiters[i]) : undefined;
       if (core === undefined) {
@@ -87,24 +93,18 @@ export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
   }
 }
 
-type LimiterCore = TieredCore<RateLimitInfo>;
-
 /** A stack's info: each tier's numbers with its rule, and the stack's own from them. */
 function present(infos: readonly RateLimitInfo[], tiers: readonly TierSpec[]): StackRateLimitInfo {
   const tierInfos = infos.map((info, i): TierRateLimitInfo => {
     const { namespace, rule } = tiers[i] as TierSpec;
     return { ...info, namespace, interval: rule.intervalUs / MICROSECONDS_PER_MILLISECOND, maxInInterval: rule.maxInInterval };
   });
-  return { ...combine(tierInfos), tiers: tierInfos };
-}
-
-/** The stack's own numbers from its tiers'. */
-function combine(infos: readonly RateLimitInfo[]): RateLimitInfo {
   return {
     blocked: infos.some((info) => info.blocked),
     blockedDueToCount: infos.some((info) => info.blockedDueToCount),
     blockedDueToMinDifference: infos.some((info) => info.blockedDueToMinDifference),
     actionsRemaining: Math.min(...infos.map((info) => info.actionsRemaining)),
     millisecondsUntilAllowed: Math.max(...infos.map((info) => info.millisecondsUntilAllowed)),
+    tiers: tierInfos,
   };
 }

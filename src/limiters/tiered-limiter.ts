@@ -1,8 +1,3 @@
-// What RollingRateLimiter and RateLimiterStack share: every public method
-// that decides, waits, wraps, clears or undoes, over a tiered core. A limiter
-// is a core of one tier, a stack a core of several; a stack reads its
-// limiters' tiers through the one accessor below.
-
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from '../core/waiting.js';
 import { normalizeActionId, type AttemptOptions, type LimiterId } from '../core/identity.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
@@ -10,7 +5,8 @@ import type { TieredCore } from '../core/tiered-core.js';
 
 /**
  * The methods every limiter has, whether one {@link RollingRateLimiter} or a
- * {@link RateLimiterStack} of several: `Info` is what a decision returns.
+ * {@link RateLimiterStack} of several, over a core of one tier or of several:
+ * `Info` is what a decision returns.
  */
 export abstract class TieredLimiter<Info extends RateLimitInfo> {
   readonly #core: TieredCore<Info>;
@@ -56,7 +52,8 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    * ```
    */
   async limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<Info> {
-    return this.#core.decide(id, 'attempt', normalizeActionId(options?.actionId));
+    const actionId = options?.actionId;
+    return this.#core.decide(id, 'attempt', actionId === undefined ? undefined : normalizeActionId(actionId));
   }
 
   /**
@@ -78,21 +75,12 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
   /**
    * Resolves once an action for `id` has been admitted (and recorded),
    * sleeping the reported wait, with jitter, in between: for queue consumers
-   * that must get the work done, never faster than the limit.
+   * that must get the work done, never faster than the limit (see the README,
+   * "Waiting instead of failing").
    *
    * @returns The decision that admitted the action.
    * @throws {@link RateLimitedError} (as a rejection) when admission would take longer than `maxWait`.
    * @throws The signal's reason (as a rejection) when `signal` aborts.
-   *
-   * @example
-   * ```ts
-   * // 16 workers sharing an API's 100 uploads per minute
-   * const uploads = new RollingRateLimiter({ client: redis, namespace: 'uploads', interval: 60_000, maxInInterval: 100, countBlocked: false });
-   * for await (const job of queue) {
-   *   await uploads.waitUntilAllowed(job.sellerId, { maxWait: '10m' });
-   *   await uploadProduct(job);
-   * }
-   * ```
    */
   async waitUntilAllowed(id: LimiterId, options: WaitOptions = {}): Promise<Info> {
     return waitUntilAllowed(this, id, this.#core.countsBlocked, options);
@@ -102,15 +90,7 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    * Returns a function that calls `fn` only when the limiter admits the call,
    * per id: it rejects with a {@link RateLimitedError} carrying the decision
    * (`whenLimited: 'reject'`, the default), or waits until admitted
-   * (`whenLimited: 'wait'`).
-   *
-   * @example
-   * ```ts
-   * // No double submissions: at most 2 per 5 s per user and operation
-   * const guard = new RollingRateLimiter({ namespace: 'submit', interval: 5_000, maxInInterval: 2 });
-   * const submitOrder = guard.wrap(placeOrder, { id: (userId: string, order: Order) => `${userId}:placeOrder` });
-   * await submitOrder(userId, order); // rejects with RateLimitedError on the third click within 5 s
-   * ```
+   * (`whenLimited: 'wait'`). The README's "Wrapping a function" has an example.
    */
   wrap<Args extends unknown[], Result>(fn: (...args: Args) => Result, options: WrapOptions<Args>): (...args: Args) => Promise<Awaited<Result>> {
     return wrapFunction(this, this.#core.countsBlocked, fn, options);
@@ -124,22 +104,9 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    *
    * @returns `true` when an admitted action was removed (from at least one tier), `false` when there was none
    *   (never admitted, already undone, or out of the window).
-   *
-   * @example
-   * ```ts
-   * if (await limiter.limit(userId, { actionId: notification.id })) return;
-   * try {
-   *   await send(notification);
-   * } catch (error) {
-   *   await limiter.undo(userId, notification.id); // the user did not get it: refund the slot
-   *   throw error;
-   * }
-   * ```
    */
   async undo(id: LimiterId, actionId: string): Promise<boolean> {
-    const action = normalizeActionId(actionId);
-    if (action === undefined) throw new TypeError('Expected `actionId` to be a non-empty string, got undefined');
-    return this.#core.undo(id, action);
+    return this.#core.undo(id, normalizeActionId(actionId));
   }
 
   /** Forgets every action recorded for `id` (in every tier), as if it had never acted. */

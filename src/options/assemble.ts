@@ -1,7 +1,7 @@
 // The composition root: normalized options in, a tiered core out. The one
-// place that decides which path serves a face's calls ('memory', 'multi',
-// 'script' or 'batch'), builds its store, guards it when it is remote, and
-// raises every UnsupportedError, when the limiter or stack is built.
+// place that decides which path serves a face's calls, builds its store,
+// guards it when it is remote, checks that a stack's tiers can be decided
+// together, and raises every UnsupportedError, when the limiter or stack is built.
 
 import { localMicroseconds, millisecondsToMicroseconds, type MicrosecondClock } from '../core/clock.js';
 import { publishCircuit } from '../core/diagnostics.js';
@@ -18,14 +18,13 @@ import type { NormalizedCircuitBreakerOptions } from '../resilience/circuit-brea
 import { GuardedStore } from '../resilience/guarded-store.js';
 import { MemoryStore } from '../stores/memory/memory-store.js';
 import type { NormalizedOptions } from './limiter-options.js';
-import { checkStackable } from './stackable.js';
 import type { NormalizedStackOptions } from './stack-options.js';
 
 /** Which way a face's decisions go: the in-process store, or Redis by plain commands, by the decide script, or in batches of script calls. */
-export type Path = 'memory' | RedisPath;
+type Path = 'memory' | RedisPath;
 
 /** The path for a limiter's options on `redis` (undefined: no client), or an `UnsupportedError` saying why they cannot be served. */
-export function limiterPath({ clock, useScript, countBlocked, batch }: NormalizedOptions, redis: RedisAdapter | undefined): Path {
+function limiterPath({ clock, useScript, countBlocked, batch }: NormalizedOptions, redis: RedisAdapter | undefined): Path {
   if (redis === undefined) {
     if (batch) throw new UnsupportedError(BATCH_IN_MEMORY);
     if (clock === 'redis') throw new UnsupportedError("`clock: 'redis'` reads Redis TIME, so it needs a Redis `client`; the in-memory store uses 'local' or a function");
@@ -36,20 +35,19 @@ export function limiterPath({ clock, useScript, countBlocked, batch }: Normalize
   if (useScript === true && !redis.supportsScripts) throw new UnsupportedError(`\`useScript: true\` runs a Lua script, and ${redis.kind} cannot run scripts`);
   if (useScript !== false && redis.supportsScripts) return 'script';
   const needsScript = !countBlocked ? '`countBlocked: false`' : clock === 'redis' ? "`clock: 'redis'`" : undefined;
-  if (needsScript !== undefined && useScript === false) {
-    throw new UnsupportedError(`${needsScript} must decide before it writes, which on Redis takes the Lua script; \`useScript: false\` cannot serve it`);
-  }
   if (needsScript !== undefined) {
     throw new UnsupportedError(
-      `${needsScript} must decide before it writes, which on Redis takes a Lua script, and ${redis.kind} cannot run scripts; ` +
-        'use `countBlocked: true` with a local clock on it, or a real Redis client',
+      useScript === false
+        ? `${needsScript} must decide before it writes, which on Redis takes the Lua script; \`useScript: false\` cannot serve it`
+        : `${needsScript} must decide before it writes, which on Redis takes a Lua script, and ${redis.kind} cannot run scripts; ` +
+            'use `countBlocked: true` with a local clock on it, or a real Redis client',
     );
   }
   return 'multi';
 }
 
 /** The path of a stack over `first` (its first tier's store). */
-export function stackPath(first: Store, batch: boolean): Path {
+function stackPath(first: Store, batch: boolean): Path {
   if (first instanceof RedisStore) return batch ? batchPath(first.adapter, undefined) : 'script';
   if (batch) throw new UnsupportedError(BATCH_IN_MEMORY);
   return 'memory';
@@ -102,13 +100,53 @@ export function assembleStack<Info extends RateLimitInfo>(
   const path = stackPath(first.store, options.batch);
   const store = first.store instanceof RedisStore ? first.store.withPath(path as RedisPath) : first.store;
   const timeoutMs = Math.max(...cores.map((core) => core.options.timeoutMs));
+  const { clock, readClock } = (cores[0] as TieredCore<RateLimitInfo>).options;
   return new TieredCore(tiers, {
-    clock: (cores[0] as TieredCore<RateLimitInfo>).options.clock,
-    readClock: (cores[0] as TieredCore<RateLimitInfo>).options.readClock,
+    clock,
+    readClock,
     store: guarded(store, tiers.map((tier) => tier.namespace), timeoutMs, options.circuitBreaker),
     timeoutMs,
     onStoreError: options.onStoreError,
     present,
+  });
+}
+
+/**
+ * Throws when the tiers cannot be decided together in one atomic step: a
+ * `TypeError` naming `limiters[i]` for two tiers with one namespace in one
+ * keyspace, tiers kept in different places, or different clocks; an
+ * `UnsupportedError` for a tier that decides with plain commands.
+ */
+function checkStackable(tiers: readonly TierSpec[], clocks: readonly ('local' | 'redis' | MicrosecondClock)[]): void {
+  const first = tiers[0] as TierSpec;
+  tiers.forEach((tier, i) => {
+    // Two tiers clash when their keys are one: the same namespace in one keyspace (in-memory limiters each have their own).
+    const clash = tiers.findIndex((other) => other.namespace === tier.namespace && other.store.sharesKeysWith(tier.store));
+    if (clash < i) {
+      throw new InvalidOptionTypeError(
+        `Cannot stack two limiters with the namespace \`${tier.namespace}\` (limiters[${i}]): give each tier its own namespace`,
+        'limiters',
+        tier.namespace,
+      );
+    }
+    if (!first.store.canDecideWith(tier.store)) {
+      throw new InvalidOptionTypeError(
+        `Cannot stack limiters[${i}] with limiters[0]: stacked limiters must keep their state in the same place ` +
+          '(all in memory, or all on the same Redis client) so that one atomic step decides every tier',
+        'limiters',
+        tier.namespace,
+      );
+    }
+    if (tier.store instanceof RedisStore && tier.store.path === 'multi') {
+      throw new UnsupportedError(
+        tier.store.adapter.supportsScripts
+          ? `Cannot stack limiters[${i}]: a stack decides every tier with the Lua script, and it has \`useScript: false\``
+          : `Cannot stack limiters[${i}]: a stack must decide every tier before it writes, which on Redis takes a Lua script, and ${tier.store.name} cannot run scripts`,
+      );
+    }
+    if (clocks[i] !== clocks[0]) {
+      throw new InvalidOptionTypeError(`Cannot stack limiters[${i}] with limiters[0]: stacked limiters must use the same \`clock\``, 'limiters', clocks[i]);
+    }
   });
 }
 

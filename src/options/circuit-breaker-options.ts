@@ -1,9 +1,7 @@
-// The `circuitBreaker` option of a limiter or a stack: its type, its
-// defaults and its check. The breaker itself is in resilience/.
+// The `circuitBreaker` option of a limiter or a stack; the breaker itself is in resilience/.
 
-import { duration, integer, MAX_INTEGER, normalize, optional } from '../core/check.js';
+import { duration, integer, MAX_INTEGER, normalize, optional, renamed } from '../core/check.js';
 import type { Duration } from '../core/check.js';
-import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { DEFAULT_CIRCUIT_BREAKER, type NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
 
 /** The `circuitBreaker` option: how many failures open the circuit, and for how long. */
@@ -47,8 +45,6 @@ export function circuitBreakerOption(value: unknown, name = 'circuitBreaker'): N
     prefix: `${name}.`,
     expected: `\`${name}\` to be an object ({ failureThreshold?, cooldown? }) or false`,
   });
-  if (cooldown !== undefined && cooldownMs !== undefined) {
-    throw new InvalidOptionTypeError(`Give \`${name}.cooldown\` or its former name \`${name}.cooldownMs\`, not both`, `${name}.cooldownMs`, cooldownMs);
-  }
-  return Object.freeze({ failureThreshold, cooldownMs: cooldown ?? cooldownMs ?? DEFAULT_CIRCUIT_BREAKER.cooldownMs });
+  const given = renamed(cooldown, cooldownMs, `${name}.cooldown`, `${name}.cooldownMs`);
+  return Object.freeze({ failureThreshold, cooldownMs: given ?? DEFAULT_CIRCUIT_BREAKER.cooldownMs });
 }

@@ -1,13 +1,8 @@
-// The options of a RollingRateLimiter: their types with the documentation
-// users read, their defaults, and the schema that checks them (core/check.ts).
-
-import { boolean, duration, integer, normalize, object, optional, string, MAX_INTEGER, MAX_MILLISECONDS, describeValue } from '../core/check.js';
-import type { Duration } from '../core/check.js';
+import { boolean, choice, duration, integer, normalize, object, optional, string, MAX_INTEGER, MAX_MILLISECONDS, describeValue } from '../core/check.js';
+import type { Duration, Normalized } from '../core/check.js';
 import type { MicrosecondClock } from '../core/clock.js';
-import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import { isStoreErrorPolicy, type StoreErrorPolicy } from '../core/store-error-policy.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
-import type { NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
 import { circuitBreakerOption, type CircuitBreakerOptions } from './circuit-breaker-options.js';
 
@@ -77,11 +72,11 @@ export interface RollingRateLimiterOptions {
   readonly clock?: 'local' | 'redis' | MicrosecondClock;
 
   /**
-   * Longest wait for the store: milliseconds (an integer from 1 to
-   * 2^31 - 1) or a {@link Duration} string (`'250ms'`, `'2s'`): past it, the call rejects with a {@link TimeoutError}. Redis
-   * answers a decision in well under a millisecond; two seconds means it is
-   * unreachable or stalled, and a caller waiting in a request path should
-   * hear so rather than hang. Redis only: the in-memory store answers at once.
+   * Longest wait for the store: milliseconds (an integer from 1 to 2^31 - 1)
+   * or a {@link Duration} string (`'250ms'`, `'2s'`); past it, the call
+   * rejects with a {@link TimeoutError}. Redis answers a decision in well
+   * under a millisecond: two seconds means it is unreachable or stalled.
+   * Redis only: the in-memory store answers at once.
    * @default 2000
    */
   readonly timeout?: Duration;
@@ -97,35 +92,24 @@ export interface RollingRateLimiterOptions {
   readonly onStoreError?: StoreErrorPolicy;
 
   /**
-   * How a Redis limiter decides. By default (and with `true`) every attempt
-   * is one EVALSHA of the decide script, wherever the client can run scripts:
-   * one command, one decision path for every mode. `false` asks for plain
-   * commands in a MULTI instead (`ZREMRANGEBYSCORE`, `ZCARD`, a few
-   * `ZREVRANGE` reads, `ZADD`, `ZREMRANGEBYRANK`, `PEXPIRE`), for a Redis
-   * where scripts are not allowed: it serves one limiter with
-   * `countBlocked: true` on a local clock, without action ids, and is refused
-   * with `countBlocked: false` and `clock: 'redis'`. A client that cannot run
-   * scripts (redis-mock) always uses the MULTI, and `true` is refused on it.
-   * Only with a `client`.
+   * How a Redis limiter decides: by default (and with `true`) every attempt is
+   * one EVALSHA of the decide script, wherever the client can run scripts.
+   * `false` asks for plain commands in a MULTI instead, for a Redis where
+   * scripts are not allowed: it serves `countBlocked: true` on a local clock,
+   * without action ids, and is refused with `countBlocked: false` and
+   * `clock: 'redis'`. redis-mock always uses the MULTI. Only with a `client`.
    * @default undefined (the script where the client runs scripts, else the MULTI)
    */
   readonly useScript?: boolean;
 
   /**
    * Batches decisions on Redis: the decisions this process asks for in the
-   * same turn of the event loop (from this limiter and any other `batch: true`
-   * limiter or stack on the same client, up to 256) go to Redis as one call
-   * of the decide script, which decides them in call order, each exactly as
-   * if it had been sent alone. One command then serves many decisions, so a
-   * process making thousands of decisions a second makes several times more
-   * per second of Redis and client CPU (see the benchmarks); a lone call is
-   * sent at once, without waiting for company. Every decision and dry run of
-   * the limiter then goes through the script: it needs a `client` that can
-   * run scripts (not redis-mock) and permission for `EVALSHA` and `EVAL`,
-   * and is refused with `useScript: false`. On a Cluster one batch holds the
-   * keys of one hash slot, so decisions are batched per id. The timeout and
-   * `onStoreError` apply to each caller; a batch that fails fails each of
-   * its calls.
+   * same turn of the event loop (from every `batch: true` limiter or stack on
+   * the same client, up to 256) go to Redis as one call of the decide script,
+   * which decides them in call order, each exactly as if it had been sent
+   * alone; a lone call is sent at once. Needs a `client` that can run scripts
+   * (not redis-mock), and is refused with `useScript: false`. The timeout and
+   * `onStoreError` apply to each caller. See the README, "Batching".
    * @default false
    */
   readonly batch?: boolean;
@@ -133,32 +117,13 @@ export interface RollingRateLimiterOptions {
   /**
    * Stops calling a store that keeps failing: after `failureThreshold`
    * consecutive store failures or timeouts, every call is decided by
-   * `onStoreError` at once (no waiting for `timeout`) for `cooldown`; then
-   * one call probes the store, and a success closes the circuit. Under
-   * `'throw'` an open circuit rejects with a {@link StoreError} whose code is
-   * `CIRCUIT_OPEN`; under the other policies
-   * `info.storeFailure.error` is that error. `false` turns it off. On a
-   * Redis Cluster each master has its own circuit. Not used by the in-memory
-   * store, which cannot fail.
+   * `onStoreError` at once for `cooldown`, with a {@link StoreError} of code
+   * `CIRCUIT_OPEN`; then one call probes the store, and a success closes the
+   * circuit. `false` turns it off. On a Redis Cluster each master has its own
+   * circuit. Redis only: the in-memory store cannot fail.
    * @default { failureThreshold: 5, cooldown: 1000 }
    */
   readonly circuitBreaker?: CircuitBreakerOptions | false;
-}
-
-/** The options after validation, with every default filled in (durations in milliseconds). */
-export interface NormalizedOptions {
-  readonly interval: number;
-  readonly maxInInterval: number;
-  readonly minDifference: number;
-  readonly namespace: string;
-  readonly client: RedisClient | undefined;
-  readonly countBlocked: boolean;
-  readonly clock: 'local' | 'redis' | MicrosecondClock;
-  readonly timeout: number;
-  readonly onStoreError: StoreErrorPolicy;
-  readonly useScript: boolean | undefined;
-  readonly batch: boolean;
-  readonly circuitBreaker: NormalizedCircuitBreakerOptions | false;
 }
 
 /** The defaults of a limiter's optional options (`namespace` has one only without a client). */
@@ -172,23 +137,16 @@ export const LIMITER_DEFAULTS = Object.freeze({
   memoryNamespace: 'rolling-window-limiter',
 } as const);
 
-/** `'throw'`, `'allow'`, `'block'` or a fallback limiter (of a limiter or a stack). */
-export function storeErrorPolicy<Info extends RateLimitInfo>(value: unknown, name: string): StoreErrorPolicy<Info> {
-  if (value === undefined) return LIMITER_DEFAULTS.onStoreError;
-  if (isStoreErrorPolicy(value)) return value as StoreErrorPolicy<Info>;
-  const message = `Expected \`${name}\` to be 'throw', 'allow', 'block' or a fallback limiter, got ${describeValue(value)}`;
-  if (typeof value === 'string') throw new InvalidOptionRangeError(message, name, value);
-  throw new InvalidOptionTypeError(message, name, value);
-}
+/** `onStoreError` of a limiter or a stack: `'throw'`, `'allow'`, `'block'` or a fallback limiter. */
+export const storeErrorPolicy = optional(
+  choice(isStoreErrorPolicy, "'throw', 'allow', 'block' or a fallback limiter"),
+  LIMITER_DEFAULTS.onStoreError as StoreErrorPolicy,
+);
 
-/** `'local'`, `'redis'` or a function returning microseconds. */
-function clockOption(value: unknown, name: string): 'local' | 'redis' | MicrosecondClock {
-  if (typeof value === 'function') return value as MicrosecondClock;
-  if (value === 'local' || value === 'redis') return value;
-  const message = `Expected \`${name}\` to be 'local', 'redis' or a function returning integer microseconds, got ${describeValue(value)}`;
-  if (typeof value === 'string') throw new InvalidOptionRangeError(message, name, value);
-  throw new InvalidOptionTypeError(message, name, value);
-}
+const clockOption = choice(
+  (value): value is 'local' | 'redis' | MicrosecondClock => value === 'local' || value === 'redis' || typeof value === 'function',
+  "'local', 'redis' or a function returning integer microseconds",
+);
 
 const LIMITER_SCHEMA = {
   interval: duration(1, MAX_MILLISECONDS),
@@ -204,6 +162,9 @@ const LIMITER_SCHEMA = {
   batch: optional(boolean, LIMITER_DEFAULTS.batch),
   circuitBreaker: circuitBreakerOption,
 };
+
+/** The options after validation, with every default filled in (durations in milliseconds). */
+export type NormalizedOptions = Omit<Normalized<typeof LIMITER_SCHEMA>, 'namespace'> & { readonly namespace: string };
 
 /**
  * Validates the caller's options once and fills in the defaults, without

@@ -1,6 +1,3 @@
-// The options of a RateLimiterStack: their type with the documentation users
-// read, and the schema that checks them (core/check.ts).
-
 import { boolean, normalize, optional } from '../core/check.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import type { StoreErrorPolicy } from '../core/store-error-policy.js';

@@ -1,15 +1,10 @@
-// The circuit breaker that keeps a limiter from calling a store that keeps
-// failing: a state machine with no timers of its own (the open state ends
-// when a call asks after the cooldown), so it never keeps a process alive and
-// costs one comparison per call while the store is healthy.
-//
-//   closed ──(failureThreshold consecutive failures)──▶ open
-//   open ──(a call after cooldownMs)──▶ half-open: that call is the probe
-//   half-open ──(the probe succeeds)──▶ closed
-//   half-open ──(the probe fails)──▶ open, for another cooldownMs
-//
-// While open, and while the probe is in flight, every other call is told
-// 'open' and decided by the limiter's `onStoreError` without the store.
+// The circuit breakers that keep a limiter from calling a store that keeps
+// failing. A breaker keeps no timer (an open circuit ends when a call asks
+// after the cooldown), so it never keeps a process alive and costs one
+// comparison per call while the store is healthy. A store has one breaker per
+// failure domain: one for a standalone Redis, a Sentinel-managed primary or
+// the in-memory store; one per master on a Redis Cluster, so a dead master
+// opens the circuit only for the ids whose slots it holds.
 
 import { StoreError } from '../errors/store-error.js';
 
@@ -24,21 +19,14 @@ export interface NormalizedCircuitBreakerOptions {
 /** The default thresholds: open after 5 consecutive failures, probe again after 1 s. */
 export const DEFAULT_CIRCUIT_BREAKER: NormalizedCircuitBreakerOptions = Object.freeze({ failureThreshold: 5, cooldownMs: 1_000 });
 
-/** Where a circuit stands: calls go to the store (`closed`), none do (`open`), or one probe does (`half-open`). */
-export type CircuitState = 'closed' | 'open' | 'half-open';
+type CircuitState = 'closed' | 'open' | 'half-open';
 
-/**
- * What {@link CircuitBreaker.admit} tells a call: go to the store (`'call'`),
- * go to the store as the one probe of a half-open circuit (`'probe'`), or do
- * not go to the store (`'open'`: decide by `onStoreError` at once).
- */
-export type CircuitGate = 'call' | 'probe' | 'open';
+/** What {@link CircuitBreaker.admit} tells a call: go to the store, go as the one probe of a half-open circuit, or not at all. */
+type CircuitGate = 'call' | 'probe' | 'open';
 
-/** A change of a circuit's state, as {@link CircuitBreakerHooks.onStateChange} receives it. */
+/** A change of a circuit's state. */
 export interface CircuitStateChange {
-  /** The state before. */
   readonly from: CircuitState;
-  /** The state after. */
   readonly to: CircuitState;
   /** Store failures in a row when the change happened (0 once closed again). */
   readonly consecutiveFailures: number;
@@ -46,37 +34,19 @@ export interface CircuitStateChange {
   readonly failure?: unknown;
 }
 
-/** What a {@link CircuitBreaker} guards, what it calls, and the clock it reads. */
-export interface CircuitBreakerHooks {
+interface CircuitBreakerHooks {
   /** The Cluster master (`host:port`) whose calls it guards, named in its open error; undefined for a whole store. */
   node?: string | undefined;
-  /**
-   * Called synchronously on every change of state, e.g. to publish it on a
-   * diagnostics channel. It must not throw.
-   */
+  /** Called synchronously on every change of state; it must not throw. */
   onStateChange?: (change: CircuitStateChange) => void;
   /** A monotonic clock in milliseconds. @default performance.now */
   now?: () => number;
 }
 
 /**
- * The breaker around one store. Wire it around each store call:
- *
- * ```ts
- * const gate = breaker.admit();
- * if (gate === 'open') return decideByPolicy(breaker.openError());
- * try {
- *   const answer = await callStore();
- *   breaker.succeeded(gate);
- *   return answer;
- * } catch (error) {
- *   if (isStoreFailure(error)) breaker.failed(gate, error);
- *   throw error;
- * }
- * ```
- *
- * Only store failures (a {@link StoreError} or a `TimeoutError`) should be
- * reported as failures; a bad id says nothing about the store.
+ * The breaker of one failure domain. Each call asks {@link admit} first and
+ * reports the outcome of a `'call'` or a `'probe'` with {@link succeeded} or
+ * {@link failed}; only store failures count as failures.
  */
 export class CircuitBreaker {
   /** The thresholds this breaker applies. */
@@ -89,10 +59,6 @@ export class CircuitBreaker {
   readonly #onStateChange: ((change: CircuitStateChange) => void) | undefined;
   readonly #node: string | undefined;
 
-  /**
-   * @param options The thresholds (without a breaker, make none).
-   * @param hooks The state-change hook, and a clock for tests.
-   */
   constructor(options: NormalizedCircuitBreakerOptions = DEFAULT_CIRCUIT_BREAKER, hooks: CircuitBreakerHooks = {}) {
     this.options = options;
     this.#now = hooks.now ?? (() => performance.now());
@@ -105,17 +71,15 @@ export class CircuitBreaker {
     return this.#state;
   }
 
-  /** Store failures in a row so far (reset by any success while closed, and by a successful probe). */
+  /** Store failures in a row so far. */
   get consecutiveFailures(): number {
     return this.#failures;
   }
 
   /**
-   * Asks whether a call may go to the store. Closed: `'call'`. Open, before
-   * the cooldown has passed since it opened: `'open'`. Open after that: this
-   * call becomes the probe (`'probe'`, the circuit turns half-open). Half-open:
-   * `'open'` for every call but the probe. Report the outcome of every
-   * `'call'` and `'probe'` with {@link succeeded} or {@link failed}.
+   * `'call'` while closed. While open: `'open'` until the cooldown has passed
+   * since it opened, then `'probe'` for one call (the circuit turns
+   * half-open) and `'open'` for every other call until the probe reports.
    */
   admit(): CircuitGate {
     if (this.#state === 'closed') return 'call';
@@ -125,9 +89,9 @@ export class CircuitBreaker {
   }
 
   /**
-   * Reports a store call that succeeded. A probe closes the circuit; a call
-   * admitted while closed resets the count of failures. The outcome of a call
-   * admitted before the circuit opened changes nothing once it is open.
+   * A probe that succeeds closes the circuit; a call that succeeds while
+   * closed resets the count of failures. The outcome of a call admitted
+   * before the circuit opened changes nothing once it is open.
    */
   succeeded(gate: Exclude<CircuitGate, 'open'>): void {
     if (gate === 'probe') {
@@ -140,12 +104,7 @@ export class CircuitBreaker {
     if (this.#state === 'closed') this.#failures = 0;
   }
 
-  /**
-   * Reports a store call that failed or timed out. A failed probe opens the
-   * circuit again for another cooldown; while closed, the
-   * `failureThreshold`-th failure in a row opens it. The outcome of a call
-   * admitted before the circuit opened changes nothing once it is open.
-   */
+  /** A probe that fails opens the circuit for another cooldown; while closed, the `failureThreshold`-th failure in a row opens it. */
   failed(gate: Exclude<CircuitGate, 'open'>, failure?: unknown): void {
     if (gate === 'probe') {
       if (this.#state !== 'half-open') return;
@@ -160,10 +119,9 @@ export class CircuitBreaker {
   }
 
   /**
-   * The error a call receives under `onStoreError: 'throw'` while the circuit
-   * is open: a {@link StoreError} with code `'CIRCUIT_OPEN'`, naming the
-   * Cluster master it guards (if it guards one), carrying the failure that
-   * opened the circuit (or kept it open) as `cause`.
+   * What a call receives while the circuit is open: a {@link StoreError} with
+   * code `'CIRCUIT_OPEN'`, naming the Cluster master it guards (if any), with
+   * the failure that opened the circuit (or kept it open) as `cause`.
    */
   openError(): StoreError {
     const { failureThreshold, cooldownMs } = this.options;
@@ -185,9 +143,54 @@ export class CircuitBreaker {
   #change(to: CircuitState, failure: unknown): void {
     const from = this.#state;
     this.#state = to;
-    if (this.#onStateChange === undefined) return;
-    const change: CircuitStateChange =
-      failure === undefined ? { from, to, consecutiveFailures: this.#failures } : { from, to, consecutiveFailures: this.#failures, failure };
-    this.#onStateChange(change);
+    const consecutiveFailures = this.#failures;
+    this.#onStateChange?.(failure === undefined ? { from, to, consecutiveFailures } : { from, to, consecutiveFailures, failure });
+  }
+}
+
+/** Past this many Cluster masters, breakers that are closed and have no failure are forgotten (a topology that keeps changing). */
+const MAX_REMEMBERED_DOMAINS = 64;
+
+/** The circuit breakers of a limiter or a stack: one for the store, or one per Cluster master. */
+export class DomainBreakers {
+  readonly #options: NormalizedCircuitBreakerOptions;
+  readonly #slotOwner: ((key: string) => string | undefined) | undefined;
+  readonly #onStateChange: (node: string | undefined, change: CircuitStateChange) => void;
+  /** The one breaker of a store of one domain, and of Cluster keys whose master the client does not know yet. */
+  #single: CircuitBreaker | undefined;
+  readonly #byNode = new Map<string, CircuitBreaker>();
+
+  /**
+   * @param slotOwner The master (`host:port`) that holds a key now, by the client's slot map (so a promoted replica
+   *   gets a closed circuit of its own); undefined for a store of one domain.
+   * @param onStateChange Told of every change of a breaker's state, with the master it guards (undefined for the single breaker).
+   */
+  constructor(
+    options: NormalizedCircuitBreakerOptions,
+    slotOwner: ((key: string) => string | undefined) | undefined,
+    onStateChange: (node: string | undefined, change: CircuitStateChange) => void,
+  ) {
+    this.#options = options;
+    this.#slotOwner = slotOwner;
+    this.#onStateChange = onStateChange;
+  }
+
+  /** The breaker of the domain that holds `key` at this moment. */
+  for(key: string): CircuitBreaker {
+    const node = this.#slotOwner?.(key);
+    if (node === undefined) return (this.#single ??= this.#breaker(undefined));
+    let breaker = this.#byNode.get(node);
+    if (breaker === undefined) {
+      if (this.#byNode.size >= MAX_REMEMBERED_DOMAINS) {
+        for (const [known, other] of this.#byNode) if (other.state === 'closed' && other.consecutiveFailures === 0) this.#byNode.delete(known);
+      }
+      breaker = this.#breaker(node);
+      this.#byNode.set(node, breaker);
+    }
+    return breaker;
+  }
+
+  #breaker(node: string | undefined): CircuitBreaker {
+    return new CircuitBreaker(this.#options, { node, onStateChange: (change) => this.#onStateChange(node, change) });
   }
 }

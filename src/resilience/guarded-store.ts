@@ -1,14 +1,7 @@
-// A remote store with its guards: every call within the timeout, through the
-// circuit breaker of the failure domain that holds its key, any failure that
-// is not one of ours turned into a StoreError. One decorator around a Redis
-// store, so that the tiered core knows none of it and an in-memory store,
-// which can neither hang nor fail, pays for none of it.
-
 import type { ConnectionProblem } from '../errors/timeout-error.js';
 import type { Store, StoreDecision, Tier } from '../core/store.js';
 import { isStoreFailure } from '../core/store-error-policy.js';
-import type { CircuitStateChange, NormalizedCircuitBreakerOptions } from './circuit-breaker.js';
-import { DomainBreakers } from './domain-breakers.js';
+import { DomainBreakers, type CircuitStateChange, type NormalizedCircuitBreakerOptions } from './circuit-breaker.js';
 import { callStore } from './store-call.js';
 
 /** How a store is guarded. */
@@ -18,10 +11,15 @@ export interface StoreGuards {
   /** The circuit breakers' thresholds; `false` for none. */
   readonly circuitBreaker: NormalizedCircuitBreakerOptions | false;
   /** Told of every change of a circuit's state, with the Cluster master it guards (undefined for the whole store). */
-  readonly onCircuitChange?: (node: string | undefined, change: CircuitStateChange) => void;
+  readonly onCircuitChange: (node: string | undefined, change: CircuitStateChange) => void;
 }
 
-/** A store whose every call is timed out, circuit-broken per failure domain, and fails with our own errors. */
+/**
+ * A remote store whose every call is timed out, goes through the circuit
+ * breaker of the failure domain that holds its key, and fails with our own
+ * errors: so the tiered core knows none of it, and an in-memory store, which
+ * can neither hang nor fail, pays for none of it.
+ */
 export class GuardedStore implements Store {
   readonly #inner: Store;
   readonly #timeoutMs: number;
@@ -30,17 +28,12 @@ export class GuardedStore implements Store {
   constructor(inner: Store, guards: StoreGuards) {
     this.#inner = inner;
     this.#timeoutMs = guards.timeoutMs;
-    const onChange = guards.onCircuitChange ?? (() => {});
     this.#breakers =
-      guards.circuitBreaker === false ? undefined : new DomainBreakers(guards.circuitBreaker, inner.slotOwner?.bind(inner), onChange);
+      guards.circuitBreaker === false ? undefined : new DomainBreakers(guards.circuitBreaker, inner.slotOwner?.bind(inner), guards.onCircuitChange);
   }
 
   get name(): string {
     return this.#inner.name;
-  }
-
-  get canDecideBeforeWriting(): boolean {
-    return this.#inner.canDecideBeforeWriting;
   }
 
   attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
@@ -72,13 +65,10 @@ export class GuardedStore implements Store {
   }
 
   /**
-   * One store call, within the timeout and through the circuit breaker of the
-   * failure domain that holds `key` (the store, or the key's Cluster master):
-   * while that circuit is open the store is not called, and the call fails
-   * with the breaker's `StoreError` (which the policy then decides) on the
-   * next turn of the event loop, not at once: a loop that awaits only open
-   * answers must still let timers and I/O run, or the probe that would close
-   * the circuit never reads its reply.
+   * While the circuit of `key`'s domain is open, the call fails with the
+   * breaker's `StoreError` on the next turn of the event loop, not at once: a
+   * loop that awaits only open answers must still let timers and I/O run, or
+   * the probe that would close the circuit never reads its reply.
    */
   #call<T>(operation: () => Promise<T>, what: string, key: string): Promise<T> {
     const diagnose = () => this.#inner.connectionProblem?.();

@@ -4,14 +4,10 @@ import { TimeoutError, type ConnectionProblem } from '../errors/timeout-error.js
 
 /**
  * Settles with `operation` or rejects with a {@link TimeoutError} after
- * `timeoutMs`, whichever comes first; any failure that is not already one of
- * ours becomes a {@link StoreError} carrying it as `cause`. The timer is
- * unreferenced and cleared, so it never keeps a process alive.
- *
- * The call settles once, and what the store does after that goes nowhere: a
- * store that answers or fails after the timeout is ignored, its rejection
- * handled here rather than left to crash the process, so the caller's
- * `onStoreError` policy runs at most once per call.
+ * `timeoutMs` (an unreferenced timer), whichever comes first; any failure that
+ * is not already one of ours becomes a {@link StoreError} carrying it as
+ * `cause`. An answer or failure after the timeout is ignored (not left to
+ * crash the process), so the caller's `onStoreError` runs at most once per call.
  *
  * @param diagnose Says what is wrong with the connection (the adapter's `connectionProblem`), to explain a timeout.
  */

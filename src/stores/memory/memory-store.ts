@@ -3,7 +3,6 @@ import { admittedMember, blockedMember } from '../../core/identity.js';
 import { decideTiers, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../../core/decision-model.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { keepWhatDecisionsNeed, type RecordedSet } from './flood-bound.js';
-import { firstIndexAbove, insertSorted } from './sorted-timestamps.js';
 import type { Store, StoreDecision, Tier } from '../../core/store.js';
 
 /** One id's state, kept (possibly empty) until it expires, so that clearing and writing again reuses it. */
@@ -37,7 +36,6 @@ export class MemoryStore implements Store {
   readonly #entries = new Map<string, MemoryEntry>();
   readonly #expiry = new ExpiryQueue<MemoryEntry>();
   readonly name = 'memory';
-  readonly canDecideBeforeWriting = true;
   readonly #isLive = (entry: MemoryEntry): boolean => this.#entries.get(entry.key) === entry;
   readonly #forget = (entry: MemoryEntry): void => {
     this.#entries.delete(entry.key);
@@ -64,11 +62,7 @@ export class MemoryStore implements Store {
       }
     }
     const rules = tiers.map((tier) => tier.rule);
-    const decision = decideTiers(
-      rules,
-      at,
-      entries.map((entry, i) => sampleOf(entry?.timestamps ?? NO_TIMESTAMPS, 0, rules[i] as WindowRule)),
-    );
+    const decision = decideTiers(rules, at, entries.map((entry, i) => sampleOf(entry?.timestamps ?? NO_TIMESTAMPS, 0, rules[i] as WindowRule)));
     const member = actionId === undefined ? undefined : decision.allowed ? admittedMember(actionId) : blockedMember(actionId);
     return {
       now: at,
@@ -90,12 +84,7 @@ export class MemoryStore implements Store {
       const timestamps = memoryStoreOf(tier).#live(tier.key, wallMs)?.timestamps ?? NO_TIMESTAMPS;
       return sampleOf(timestamps, firstIndexAbove(timestamps, at - tier.rule.intervalUs), tier.rule);
     });
-    const decision = decideTiers(
-      tiers.map((tier) => tier.rule),
-      at,
-      samples,
-    );
-    return { now: at, alreadyAdmitted: false, tiers: decision.tiers };
+    return { now: at, alreadyAdmitted: false, tiers: decideTiers(tiers.map((tier) => tier.rule), at, samples).tiers };
   }
 
   async clear(keys: readonly string[]): Promise<void> {
@@ -221,4 +210,25 @@ function sampleOf(timestamps: readonly number[], start: number, rule: WindowRule
     kMinus1thNewest: k >= 2 && count >= k - 1 ? timestamps[length - (k - 1)] : undefined,
     kthNewest: count >= k ? timestamps[length - k] : undefined,
   };
+}
+
+/** Index of the first element of ascending `sorted` that is greater than `value`. */
+export function firstIndexAbove(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((sorted[middle] as number) > value) high = middle;
+    else low = middle + 1;
+  }
+  return low;
+}
+
+/** Inserts `value` into ascending `sorted`, after any equal elements; returns where it went. */
+export function insertSorted(sorted: number[], value: number): number {
+  const last = sorted[sorted.length - 1];
+  const index = last === undefined || value >= last ? sorted.length : firstIndexAbove(sorted, value);
+  if (index === sorted.length) sorted.push(value);
+  else sorted.splice(index, 0, value);
+  return index;
 }
