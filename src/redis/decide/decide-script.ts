@@ -102,10 +102,7 @@ export const DECIDE_SCRIPT = defineScript(
   'decide',
   `if redis.replicate_commands then redis.replicate_commands() end
 local WRONG_TYPE, BAD_ARGUMENT = ${DECISION_FAILED.wrongType}, ${DECISION_FAILED.badArgument}
-local redisNow, redisNowText
 local reply, r = {}, 0
--- Per interval: the TTLs of a key and of its companion, in ms, as text.
-local ttls = {}
 
 ${FLOOD_BOUND_LUA}
 ${luaReader('readHeader', [{ array: 'ARGV', offset: 'a', fields: DECISION_HEADER }])}
@@ -128,31 +125,10 @@ local function fail(n, now, allowed)
   r = r + ${REPLY_VALUES_PER_TIER} * n
 end
 
-local function ttlOf(interval)
-  local ttl = ttls[interval]
-  if ttl == nil then
-    local ms = math.ceil(interval / 1000)
-    -- The companion outlives its key by a millisecond, so it never misses a record the key still holds.
-    ttl = {integer(ms), integer(ms + 1)}
-    ttls[interval] = ttl
-  end
-  return ttl
-end
-
 -- One decision: its header, read at ARGV[a0 + 1], then each tier's keys after KEYS[k0] and its rule after the header.
 local function decide(k0, a0, header)
   local n = header.tierCount
-  local now, nowText = nil, header.now
-  if nowText == '' then
-    if not redisNow then
-      local time = redis.call('TIME')
-      redisNow = time[1] * 1000000 + time[2]
-      redisNowText = integer(redisNow)
-    end
-    now, nowText = redisNow, redisNowText
-  else
-    now = tonumber(nowText)
-  end
+  local now, nowText = timeOf(header.now)
   if now == nil then return fail(n, 0, BAD_ARGUMENT) end
   local record, actionId = header.record, header.actionId
   local tiers = {}

@@ -1,6 +1,6 @@
 /**
  * The Lua functions of the decide script that hold no decision: scores as
- * Redis stores them, a rank's score, and the flood bound of a key after a
+ * Redis stores them, the time, TTLs, a rank's score, and the flood bound of a key after a
  * write (docs/semantics.md, "Memory per key"), which keeps what a later
  * decision could still tell apart, whatever is undone or cleared later:
  * every admitted action ('+'), the newest maxInInterval records without an
@@ -24,6 +24,31 @@ end
 
 local function integer(value)
   return string.format('%d', value)
+end
+
+-- A decision's time, as a number and as text, from its header's: Redis TIME (read once per call) for ''.
+local redisNow, redisNowText
+local function timeOf(text)
+  if text ~= '' then return tonumber(text), text end
+  if not redisNow then
+    local time = redis.call('TIME')
+    redisNow = time[1] * 1000000 + time[2]
+    redisNowText = integer(redisNow)
+  end
+  return redisNow, redisNowText
+end
+
+-- Per interval (µs): the TTLs of a key and of its companion, in ms, as text, worked out once per call. The
+-- companion outlives its key by a millisecond, so it never misses a record the key still holds.
+local ttls = {}
+local function ttlOf(interval)
+  local ttl = ttls[interval]
+  if ttl == nil then
+    local ms = math.ceil(interval / 1000)
+    ttl = {integer(ms), integer(ms + 1)}
+    ttls[interval] = ttl
+  end
+  return ttl
 end
 
 -- The score at one rank, given as text (negative: from the newest), or -1 when there is none.
