@@ -14,6 +14,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { createClient } from 'redis5';
 import { InMemoryRateLimiter, IORedisRateLimiter, NodeRedisRateLimiter } from 'rolling-rate-limiter';
 import type * as Library from '../src/index.js';
+import { type LogAttempt, microBatcher, SLIDING_LOG_LUA, SLIDING_LOG_SHA1, slidingLogCall } from './floors.js';
 import type * as MultiPath from '../src/redis/decide/multi-path.js';
 import type * as DecideCodec from '../src/redis/decide/decide-codec.js';
 import type * as DecideScript from '../src/redis/decide/decide-script.js';
@@ -99,8 +100,8 @@ interface Wire {
   readonly client: Redis | Clients['nodeRedis'];
   /** One MULTI of `commands`; resolves with the second reply (the ZCARD of attemptCommands()). */
   readonly multiCount: (commands: readonly (readonly (string | number)[])[]) => Promise<unknown>;
-  readonly evalsha: (keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
-  readonly loadScript: () => Promise<unknown>;
+  readonly evalsha: (sha1: string, keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
+  readonly loadScript: (lua: string) => Promise<unknown>;
   readonly ping: () => Promise<unknown>;
 }
 
@@ -109,8 +110,8 @@ function wire(backend: Backend, { ioredis, nodeRedis }: Clients): Wire {
     return {
       client: ioredis,
       multiCount: async (commands) => (await ioredis.multi(commands as (string | number)[][]).exec())?.[1]?.[1],
-      evalsha: (keys, args) => ioredis.evalsha(DECIDE_SCRIPT.sha1, keys.length, ...keys, ...args),
-      loadScript: () => ioredis.script('LOAD', DECIDE_SCRIPT.lua),
+      evalsha: (sha1, keys, args) => ioredis.evalsha(sha1, keys.length, ...keys, ...args),
+      loadScript: (lua) => ioredis.script('LOAD', lua),
       ping: () => ioredis.ping(),
     };
   }
@@ -121,8 +122,8 @@ function wire(backend: Backend, { ioredis, nodeRedis }: Clients): Wire {
       for (const command of commands) multi.addCommand(command.map(String));
       return (await multi.exec())[1];
     },
-    evalsha: (keys, args) => nodeRedis.sendCommand(['EVALSHA', DECIDE_SCRIPT.sha1, String(keys.length), ...keys, ...args.map(String)]),
-    loadScript: () => nodeRedis.sendCommand(['SCRIPT', 'LOAD', DECIDE_SCRIPT.lua]),
+    evalsha: (sha1, keys, args) => nodeRedis.sendCommand(['EVALSHA', sha1, String(keys.length), ...keys, ...args.map(String)]),
+    loadScript: (lua) => nodeRedis.sendCommand(['SCRIPT', 'LOAD', lua]),
     ping: () => nodeRedis.ping(),
   };
 }
@@ -148,7 +149,7 @@ const windowRule = (rules: Rules, countBlocked: boolean) => ({
 function bareScript(backend: Backend, tiersOf: (rules: Rules, namespace: string) => (Rules & { namespace: string })[]): Contender['create'] {
   return async (rules, namespace, clients) => {
     const redis = wire(backend, clients);
-    if ((await redis.loadScript()) !== DECIDE_SCRIPT.sha1) throw new Error('SCRIPT LOAD answered another SHA1 than DECIDE_SCRIPT.sha1');
+    if ((await redis.loadScript(DECIDE_SCRIPT.lua)) !== DECIDE_SCRIPT.sha1) throw new Error('SCRIPT LOAD answered another SHA1 than DECIDE_SCRIPT.sha1');
     const tiers = tiersOf(rules, namespace).map((tier) => ({ namespace: tier.namespace, rule: windowRule(tier, false) }));
     return {
       keyOf: (id) => libraryKey((tiers[1] ?? tiers[0])!.namespace, id),
@@ -158,10 +159,33 @@ function bareScript(backend: Backend, tiersOf: (rules: Rules, namespace: string)
         // appendDecision() reads only each tier's key and rule: a floor has no store to give it.
         const withKeys = tiers.map(({ namespace: space, rule }) => ({ key: libraryKey(space, id), rule })) as unknown as DecideScript.ScriptDecision['tiers'];
         appendDecision(keys, args, { tiers: withKeys, now: stamp().now, dryRun: false });
-        const reply = await redis.evalsha(keys, args);
+        const reply = await redis.evalsha(DECIDE_SCRIPT.sha1, keys, args);
         return !(Array.isArray(reply) && Number(reply[1]) === 1);
       },
     };
+  };
+}
+
+/**
+ * The minimal sliding-log Lua (floors.ts), one EVALSHA per decision or batched like `batch: true`: what a rolling
+ * window costs Redis at the least, to set the decide script against.
+ */
+function slidingLog(backend: Backend, batched: boolean): Contender['create'] {
+  return async (rules, namespace, clients) => {
+    const redis = wire(backend, clients);
+    if ((await redis.loadScript(SLIDING_LOG_LUA)) !== SLIDING_LOG_SHA1) throw new Error('SCRIPT LOAD answered another SHA1 than SLIDING_LOG_SHA1');
+    const send = (attempts: LogAttempt[]): Promise<unknown> => {
+      const { keys, args } = slidingLogCall(attempts, rules.maxInInterval, rules.interval);
+      return redis.evalsha(SLIDING_LOG_SHA1, keys, args);
+    };
+    const attempt = (id: string): LogAttempt => {
+      const { now, member } = stamp();
+      return { key: libraryKey(namespace, id), cutoff: String(now - rules.interval * 1000), now: String(now), member };
+    };
+    const decide = batched
+      ? microBatcher((attempts: LogAttempt[]) => send(attempts).then((reply) => (Array.isArray(reply) ? reply : [reply]).map(Number)))
+      : (attempt: LogAttempt) => send([attempt]).then(Number);
+    return { keyOf: (id) => libraryKey(namespace, id), decide: async (id) => (await decide(attempt(id))) >= rules.maxInInterval };
   };
 }
 
@@ -224,6 +248,8 @@ function redisContenders(backend: 'ioredis' | 'node-redis5'): Contender[] {
     }),
     on('floor-lua', 'floor: bare EVALSHA of the decide script', 'floor', bareScript(backend, (rules, namespace) => [{ namespace, ...rules }])),
     on('floor-lua-stack3', 'floor: bare EVALSHA of the decide script, 3 tiers', 'floor', bareScript(backend, stackTiers)),
+    on('floor-log', 'floor: minimal sliding-log Lua, one call per decision', 'floor', slidingLog(backend, false)),
+    on('floor-log-batch', 'floor: minimal sliding-log Lua, batched', 'floor', slidingLog(backend, true)),
     on('floor-ping', 'floor: one PING per decision', 'floor', (_rules, _namespace, clients) => {
       const redis = wire(backend, clients);
       return { decide: async () => (await redis.ping(), false) };

@@ -45,9 +45,17 @@ export const TARGETS: readonly TargetRow[] = [
   { name: 'script path / rate-limiter-flexible, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'rlf@{client} many-c{c}', info: true },
   { name: 'script path / one PING per decision, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'floor-ping@{client} many-c{c}', info: true },
   // batch: true against one script call per decision, and against the ceiling of one command per decision.
-  { name: 'batch: true / script path, {client}, many ids, c64', a: 'lib-batch@{client} many-c64', b: 'lib-script@{client} many-c64', min: 2.5 },
-  { name: 'batch: true / one PING per decision, {client}, many ids, c64', a: 'lib-batch@{client} many-c64', b: 'floor-ping@{client} many-c64', min: 1.5 },
+  { name: 'batch: true / script path, {client}, many ids, c64', a: 'lib-batch@{client} many-c64', b: 'lib-script@{client} many-c64', min: 2 },
+  { name: 'batch: true / one PING per decision, {client}, many ids, c64', a: 'lib-batch@{client} many-c64', b: 'floor-ping@{client} many-c64', min: 1 },
   { name: 'batch: true / script path (a lone call does not wait), {client}, many ids, c1', a: 'lib-batch@{client} many-c1', b: 'lib-script@{client} many-c1', min: 0.8 },
+  { name: 'client CPU µs per decision, batch: true, {client}, many ids, c64', a: 'lib-batch@{client} many-c64 client-us', b: 1, max: 7.5 },
+  { name: 'client CPU µs per decision, script path, {client}, many ids, c64', a: 'lib-script@{client} many-c64 client-us', b: 1, info: true },
+  // Redis's own time per decision (INFO commandstats) against the least a rolling window costs it: the sliding-log floor.
+  { name: 'Redis time per decision, script path / sliding-log floor, {client}, many ids, c64', a: 'lib-script@{client} many-c64 redis-us', b: 'floor-log@{client} many-c64 redis-us', max: 1.5 },
+  { name: 'Redis time per decision, batch: true / sliding-log floor batched, {client}, many ids, c64', a: 'lib-batch@{client} many-c64 redis-us', b: 'floor-log-batch@{client} many-c64 redis-us', max: 1.2 },
+  { name: 'Redis time per decision, default path (countBlocked true) / sliding-log floor, {client}, many ids, c64', a: 'lib-script-cb@{client} many-c64 redis-us', b: 'floor-log@{client} many-c64 redis-us', info: true },
+  { name: 'Redis time per decision, MULTI path / sliding-log floor, {client}, many ids, c64', a: 'lib-multi@{client} many-c64 redis-us', b: 'floor-log@{client} many-c64 redis-us', info: true },
+  { name: 'Redis time per decision, 3-tier stack / script path, {client}, many ids, c64', a: 'lib-stack3@{client} many-c64 redis-us', b: 'lib-script@{client} many-c64 redis-us', info: true },
   { name: 'batch: true / script path, hot id, {client}, c{c}', a: 'lib-batch@{client} hot-c{c}', b: 'lib-script@{client} hot-c{c}', info: true },
   { name: '3-tier stack, batch: true / 3-tier stack, {client}, many ids, c{c}', a: 'lib-batch-stack3@{client} many-c{c}', b: 'lib-stack3@{client} many-c{c}', info: true },
   { name: '3-tier stack / one script-path limiter, {client}, many ids, c{c}', a: 'lib-stack3@{client} many-c{c}', b: 'lib-script@{client} many-c{c}', info: true },
@@ -90,6 +98,15 @@ function expanded(): TargetRow[] {
 
 const split = (cell: string): [contender: string, measure: string] => [cell.slice(0, cell.indexOf(' ')), cell.slice(cell.indexOf(' ') + 1)];
 const isThroughput = (cell: string): boolean => SCENARIOS.some((s) => s.id === split(cell)[1]);
+const PER_DECISION: Record<string, (record: ThroughputRecord) => number | undefined> = { 'redis-us': (r) => r.server?.cmdUs, 'client-us': (r) => r.clientCpuUs };
+
+/** A per-decision figure of a throughput cell (`<contender> <scenario> redis-us`), the median of its runs; undefined when not measured. */
+function perDecision(data: BenchData, cell: string): number | undefined {
+  const [contender, scenario, figure] = cell.split(' ') as [string, string, string?];
+  const pick = figure === undefined ? undefined : PER_DECISION[figure];
+  const records = data.throughput.filter((r) => r.contender === contender && r.scenario === scenario);
+  return pick === undefined || records.length === 0 ? undefined : median(records.map((r) => pick(r) ?? Number.NaN));
+}
 
 /**
  * The contenders that rows compare by throughput, goals first, each placed
@@ -144,7 +161,8 @@ export function evaluateTargets(data: BenchData): TargetResult[] {
     let measured: Pick<TargetResult, 'ratio' | 'pairs' | 'spread'> | undefined;
     if (typeof b === 'string' && isThroughput(row.a) && isThroughput(b)) measured = throughputRatio(data, row.a, b);
     else {
-      const value = (cell: string | number): number | undefined => (typeof cell === 'number' ? cell : (data.footprint[cell] as number | undefined));
+      const value = (cell: string | number): number | undefined =>
+        typeof cell === 'number' ? cell : ((data.footprint[cell] as number | undefined) ?? perDecision(data, cell));
       const [top, bottom] = [value(row.a), value(b)];
       if (top !== undefined || bottom !== undefined) measured = { ratio: (top ?? Number.NaN) / (bottom ?? Number.NaN) };
     }

@@ -88,13 +88,19 @@ function luaRead(reading: Reading, slot: string): string {
 }
 
 /**
- * The Lua text of `local function <name>(t)`, which appends the values of
- * `names` in `t` to the script's `reply`, in order, then -1 until `width`
- * values are written.
+ * The Lua text of `local function <name>(<names>)`, which appends its
+ * arguments, in order, to the script's `reply` after its last value `r`,
+ * then -1 until `width` values are written.
  */
 export function luaWriter(name: string, names: readonly string[], width: number = names.length): string {
-  const padding = width > names.length ? [`  for _ = ${names.length + 1}, ${width} do reply[#reply + 1] = -1 end`] : [];
-  return [`local function ${name}(t)`, ...names.map((field) => `  reply[#reply + 1] = t.${field}`), ...padding, 'end'].join('\n');
+  const padding = width > names.length ? [`  for j = ${names.length + 1}, ${width} do reply[r + j] = -1 end`] : [];
+  return [
+    `local function ${name}(${names.join(', ')})`,
+    ...names.map((field, i) => `  reply[r + ${i + 1}] = ${field}`),
+    ...padding,
+    `  r = r + ${width}`,
+    'end',
+  ].join('\n');
 }
 
 /** The values of a reply named by `names`, read from `values` at `at`. */

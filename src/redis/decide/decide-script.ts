@@ -102,8 +102,7 @@ export const DECIDE_SCRIPT = defineScript(
   'decide',
   `if redis.replicate_commands then redis.replicate_commands() end
 local WRONG_TYPE, BAD_ARGUMENT = ${DECISION_FAILED.wrongType}, ${DECISION_FAILED.badArgument}
-local redisNow
-local reply = {}
+local reply, r = {}, 0
 
 ${FLOOD_BOUND_LUA}
 ${luaReader('readHeader', [{ array: 'ARGV', offset: 'a', fields: DECISION_HEADER }])}
@@ -119,116 +118,117 @@ ${luaWriter('answerRecorded', RECORDED_TIER, REPLY_VALUES_PER_TIER)}
 
 ${luaWriter('answerDryRun', DRY_RUN_TIER, REPLY_VALUES_PER_TIER)}
 
-local function fail(n, now, code)
-  answerHeader({now = now or 0, allowed = code, alreadyAdmitted = 0})
-  for _ = 1, ${REPLY_VALUES_PER_TIER} * n do reply[#reply + 1] = -1 end
+local function fail(n, now, allowed)
+  local alreadyAdmitted = 0
+  answerHeader(now, allowed, alreadyAdmitted)
+  for j = 1, ${REPLY_VALUES_PER_TIER} * n do reply[r + j] = -1 end
+  r = r + ${REPLY_VALUES_PER_TIER} * n
 end
 
 -- One decision: its header, read at ARGV[a0 + 1], then each tier's keys after KEYS[k0] and its rule after the header.
 local function decide(k0, a0, header)
   local n = header.tierCount
-  local now
-  if header.now == '' then
-    if not redisNow then
-      local time = redis.call('TIME')
-      redisNow = tonumber(time[1]) * 1000000 + tonumber(time[2])
-    end
-    now = redisNow
-  else
-    now = tonumber(header.now)
-  end
+  local now, nowText = timeOf(header.now)
   if now == nil then return fail(n, 0, BAD_ARGUMENT) end
   local record, actionId = header.record, header.actionId
   local tiers = {}
   for i = 1, n do
     local tier = readTier(k0 + ${TIER_KEYS.length} * (i - 1), a0 + ${DECISION_HEADER.length} + ${TIER_RULE.length} * (i - 1))
     if not (tier and tier.max >= 1) then return fail(n, now, BAD_ARGUMENT) end
-    tier.cutoff = score(now - tier.interval)
     tiers[i] = tier
   end
-  -- The first command on each key tells a key of another type, before anything is written: the decision then fails alone.
+  -- The first command on each key tells a key of another type, before anything is written: the decision then
+  -- fails alone. Step 1 (record mode): drop what left the window, from the companion too, so that it never holds
+  -- a record the key no longer does (whatever the clock does next); an empty key has nothing to drop.
   local counts = {}
-  for i, tier in ipairs(tiers) do
+  for i = 1, n do
+    local tier = tiers[i]
     local count
     if record then
       count = redis.pcall('ZCARD', tier.key)
       if actionId ~= '' and not failed(count) and failed(redis.pcall('ZCARD', tier.actions)) then count = WRONG_TYPE end
     else
+      tier.cutoff = score(now - tier.interval)
       count = redis.pcall('ZCOUNT', tier.key, '(' .. tier.cutoff, '+inf')
     end
     if count == WRONG_TYPE or failed(count) then return fail(n, now, WRONG_TYPE) end
     counts[i] = count
   end
-  -- Step 1 (record mode): drop what left the window, from the companion too, so that it never holds a record
-  -- the key no longer does (whatever the clock does next).
   if record then
-    for i, tier in ipairs(tiers) do
-      local dropped = redis.call('ZREMRANGEBYSCORE', tier.key, '-inf', tier.cutoff)
-      if dropped > 0 then
-        counts[i] = counts[i] - dropped
-        redis.pcall('ZREMRANGEBYSCORE', tier.actions, '-inf', tier.cutoff)
+    for i = 1, n do
+      if counts[i] > 0 then
+        local tier = tiers[i]
+        tier.cutoff = score(now - tier.interval)
+        local dropped = redis.call('ZREMRANGEBYSCORE', tier.key, '-inf', tier.cutoff)
+        if dropped > 0 then
+          counts[i] = counts[i] - dropped
+          redis.pcall('ZREMRANGEBYSCORE', tier.actions, '-inf', tier.cutoff)
+        end
       end
     end
   end
   local replayed = false
   if record and actionId ~= '' then
-    for _, tier in ipairs(tiers) do
-      if redis.call('ZSCORE', tier.key, '+' .. actionId) then replayed = true end
+    for i = 1, n do
+      if redis.call('ZSCORE', tiers[i].key, '+' .. actionId) then replayed = true end
     end
   end
-  local allowed = true
-  local samples = {}
-  for i, tier in ipairs(tiers) do
+  -- Each tier's |S| and max(S), and for a dry run the (k-1)-th and k-th newest of S.
+  local passes = true
+  local newests = {}
+  for i = 1, n do
+    local tier = tiers[i]
     local count, max = counts[i], tier.max
-    local sample = {count = count, newest = -1, kMinus1thNewest = -1, kthNewest = -1}
-    if count > 0 then sample.newest = scoreAt(tier.key, -1) end
-    if not record then
-      if max == 1 then
-        if count >= 1 then sample.kthNewest = sample.newest end
-      elseif count >= max - 1 then
-        local pair = redis.call('ZRANGE', tier.key, -max, 1 - max, 'WITHSCORES')
-        sample.kMinus1thNewest = tonumber(pair[#pair])
-        if count >= max then sample.kthNewest = tonumber(pair[2]) end
-      end
-    end
-    if count >= max or (tier.gap > 0 and sample.newest >= 0 and now - sample.newest < tier.gap) then
-      allowed = false
-    end
-    samples[i] = sample
+    local newest = count > 0 and scoreAt(tier.key, '-1') or -1
+    newests[i] = newest
+    if count >= max or (tier.gap > 0 and newest >= 0 and now - newest < tier.gap) then passes = false end
   end
-  answerHeader({now = now, allowed = (allowed or replayed) and 1 or 0, alreadyAdmitted = replayed and 1 or 0})
+  local allowed, alreadyAdmitted = (passes or replayed) and 1 or 0, replayed and 1 or 0
+  answerHeader(now, allowed, alreadyAdmitted)
   local member = header.member
-  if actionId ~= '' then member = (allowed and '+' or '-') .. actionId end
-  local scoreNow = score(now)
-  for i, tier in ipairs(tiers) do
-    local key, actions, sample = tier.key, tier.actions, samples[i]
+  if actionId ~= '' then member = (passes and '+' or '-') .. actionId end
+  for i = 1, n do
+    local tier = tiers[i]
+    local key, actions, max = tier.key, tier.actions, tier.max
+    local count, newest = counts[i], newests[i]
     if not record then
-      answerDryRun(sample)
-    elseif replayed or not (allowed or tier.countBlocked) then
+      local kMinus1thNewest, kthNewest = -1, -1
+      if max == 1 then
+        if count >= 1 then kthNewest = newest end
+      elseif count >= max - 1 then
+        local pair = redis.call('ZRANGE', key, integer(-max), integer(1 - max), 'WITHSCORES')
+        kMinus1thNewest = pair[#pair] + 0
+        if count >= max then kthNewest = pair[2] + 0 end
+      end
+      answerDryRun(count, newest, kMinus1thNewest, kthNewest)
+    elseif replayed or not (passes or tier.countBlocked) then
       -- Nothing recorded: S' = S.
-      local maxthAfter = sample.count >= tier.max and scoreAt(key, -tier.max) or -1
-      answerRecorded({count = sample.count, newest = sample.newest, countAfter = sample.count, newestAfter = sample.newest, maxthAfter = maxthAfter})
+      local countAfter, newestAfter = count, newest
+      local maxthAfter = -1
+      if count >= max then maxthAfter = max == 1 and newest or scoreAt(key, integer(-max)) end
+      answerRecorded(count, newest, countAfter, newestAfter, maxthAfter)
     else
-      local count, newest = sample.count, sample.newest
+      local countAfter, newestAfter = count, newest
       if actionId ~= '' then
         -- The action is recorded once: an earlier blocked record is replaced.
-        count = count - redis.call('ZREM', key, '-' .. actionId)
+        countAfter = countAfter - redis.call('ZREM', key, '-' .. actionId)
         redis.call('ZREM', actions, '-' .. actionId)
-        redis.call('ZADD', actions, scoreNow, member)
+        redis.call('ZADD', actions, nowText, member)
       end
-      count = count + redis.call('ZADD', key, scoreNow, member)
-      count = trim(key, actions, tier.max, count)
+      countAfter = countAfter + redis.call('ZADD', key, nowText, member)
+      countAfter = trim(key, actions, max, countAfter)
       if actionId ~= '' then
-        newest = count > 0 and scoreAt(key, -1) or -1
-      elseif now > newest then
-        newest = now
+        newestAfter = countAfter > 0 and scoreAt(key, '-1') or -1
+      elseif now > newestAfter then
+        newestAfter = now
       end
-      local maxthAfter = count >= tier.max and scoreAt(key, -tier.max) or -1
-      answerRecorded({count = sample.count, newest = sample.newest, countAfter = count, newestAfter = newest, maxthAfter = maxthAfter})
-      local ttl = math.ceil(tier.interval / 1000)
-      redis.call('PEXPIRE', key, ttl)
-      -- The companion outlives its key by a millisecond, so it never misses a record the key still holds.
-      redis.call('PEXPIRE', actions, ttl + 1)
+      -- With max 1, the max-th newest is the newest.
+      local maxthAfter = -1
+      if countAfter >= max then maxthAfter = max == 1 and newestAfter or scoreAt(key, integer(-max)) end
+      answerRecorded(count, newest, countAfter, newestAfter, maxthAfter)
+      local ttl = ttlOf(tier.interval)
+      redis.call('PEXPIRE', key, ttl[1])
+      redis.call('PEXPIRE', actions, ttl[2])
     end
   end
 end

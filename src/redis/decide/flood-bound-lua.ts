@@ -1,6 +1,6 @@
 /**
  * The Lua functions of the decide script that hold no decision: scores as
- * Redis stores them, a rank's score, and the flood bound of a key after a
+ * Redis stores them, the time, TTLs, a rank's score, and the flood bound of a key after a
  * write (docs/semantics.md, "Memory per key"), which keeps what a later
  * decision could still tell apart, whatever is undone or cleared later:
  * every admitted action ('+'), the newest maxInInterval records without an
@@ -8,8 +8,11 @@
  * newest of those. A key without action ids keeps its newest maxInInterval
  * records, by rank, as the MULTI path does.
  *
- * Scores are written with string.format('%.0f'): Lua's own number-to-string
- * conversion keeps 14 digits, and microsecond timestamps have 16.
+ * Only strings go to redis.call (Redis would print a Lua number with
+ * '%.17g'). A score the script computes is written with '%.0f', a count or a
+ * rank with '%d': Lua's own number-to-string conversion keeps 14 digits, and
+ * microsecond timestamps have 16. A score read back is turned into a number
+ * with `+ 0`.
  */
 export const FLOOD_BOUND_LUA = `local function failed(result)
   return type(result) == 'table' and result.err ~= nil
@@ -19,10 +22,39 @@ local function score(value)
   return string.format('%.0f', value)
 end
 
--- The score at one rank (negative: from the newest), or -1 when there is none.
+local function integer(value)
+  return string.format('%d', value)
+end
+
+-- A decision's time, as a number and as text, from its header's: Redis TIME (read once per call) for ''.
+local redisNow, redisNowText
+local function timeOf(text)
+  if text ~= '' then return tonumber(text), text end
+  if not redisNow then
+    local time = redis.call('TIME')
+    redisNow = time[1] * 1000000 + time[2]
+    redisNowText = integer(redisNow)
+  end
+  return redisNow, redisNowText
+end
+
+-- Per interval (µs): the TTLs of a key and of its companion, in ms, as text, worked out once per call. The
+-- companion outlives its key by a millisecond, so it never misses a record the key still holds.
+local ttls = {}
+local function ttlOf(interval)
+  local ttl = ttls[interval]
+  if ttl == nil then
+    local ms = math.ceil(interval / 1000)
+    ttl = {integer(ms), integer(ms + 1)}
+    ttls[interval] = ttl
+  end
+  return ttl
+end
+
+-- The score at one rank, given as text (negative: from the newest), or -1 when there is none.
 local function scoreAt(key, rank)
   local pair = redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')
-  return pair[2] and tonumber(pair[2]) or -1
+  return pair[2] and pair[2] + 0 or -1
 end
 
 -- True for a member that carries an action id: '+' (43) admitted, '-' (45) blocked.
@@ -43,7 +75,7 @@ local function trim(key, actions, max, count)
   local actionCount = redis.pcall('ZCARD', actions)
   if failed(actionCount) then return count end
   if actionCount == 0 then
-    redis.call('ZREMRANGEBYRANK', key, 0, -1 - max)
+    redis.call('ZREMRANGEBYRANK', key, '0', integer(-1 - max))
     return max
   end
   -- At least this many records carry no action id (the companion holds a copy of every one that does, and
@@ -53,7 +85,7 @@ local function trim(key, actions, max, count)
   -- From the oldest: the first excess records without an action id go; the next is the max-th newest of them.
   local doomed, floor, start = {}, nil, 0
   while floor == nil do
-    local chunk = redis.call('ZRANGE', key, start, start + excess + 15, 'WITHSCORES')
+    local chunk = redis.call('ZRANGE', key, integer(start), integer(start + excess + 15), 'WITHSCORES')
     if #chunk == 0 then break end
     for j = 1, #chunk, 2 do
       if not isAction(chunk[j]) then

@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import type { Tier } from '../../../src/core/store.js';
 import { IORedisAdapter } from '../../../src/redis/adapters/ioredis-adapter.js';
 import { appendDecision, callSizeOf, decodeReply } from '../../../src/redis/decide/decide-codec.js';
-import { DECIDE_SCRIPT, DECISION_HEADER, TIER_KEYS, TIER_RULE, type ScriptDecision } from '../../../src/redis/decide/decide-script.js';
+import { DECIDE_SCRIPT, DECISION_HEADER, DRY_RUN_TIER, RECORDED_TIER, REPLY_HEADER, TIER_KEYS, TIER_RULE, type ScriptDecision } from '../../../src/redis/decide/decide-script.js';
 import { RedisStore } from '../../../src/redis/redis-store.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
@@ -29,6 +29,15 @@ describe('the decide script call layout', () => {
     expect(usedOf('header')).to.deep.equal(DECISION_HEADER.map((field) => field.name).sort());
     // `cutoff` is the one value the Lua adds to a tier's table itself.
     expect(usedOf('tier')).to.deep.equal([...TIER_KEYS, ...TIER_RULE].map((field) => field.name).concat('cutoff').sort());
+  });
+
+  it('the Lua answers each reply value by its name in the layout, in order', () => {
+    const calls = (writer: string): string[] => [...DECIDE_SCRIPT.lua.matchAll(new RegExp(`\\b${writer}\\(([^)]*)\\)`, 'g'))].map((match) => match[1] as string);
+    for (const [writer, names] of [['answerHeader', REPLY_HEADER], ['answerRecorded', RECORDED_TIER], ['answerDryRun', DRY_RUN_TIER]] as const) {
+      const used = calls(writer);
+      expect(used.length, `${writer} is defined and called`).to.be.at.least(2);
+      for (const args of used) expect(args, writer).to.equal(names.join(', '));
+    }
   });
 
   it('callSizeOf counts the keys and arguments appendDecision appends', () => {
