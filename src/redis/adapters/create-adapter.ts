@@ -1,6 +1,7 @@
 import { UnsupportedError } from '../../errors/unsupported-error.js';
 import type { RedisAdapter } from './adapter.js';
 import { CallbackRedisAdapter, isCallbackRedisClient } from './callback-adapter.js';
+import { GlideAdapter, isGlideClient } from './glide-adapter.js';
 import { IORedisAdapter, isIORedisClient } from './ioredis-adapter.js';
 import { NodeRedisAdapter, isNodeRedisClient, isNodeRedisSentinel } from './node-redis-adapter.js';
 import { NodeRedisClusterAdapter, isNodeRedisCluster } from './node-redis-cluster-adapter.js';
@@ -36,6 +37,7 @@ function createAdapter(client: object): RedisAdapter {
   if (isIORedisClient(client)) return new IORedisAdapter(client);
   if (isNodeRedisSentinel(client)) return new NodeRedisAdapter(client, true);
   if (isNodeRedisClient(client)) return isNodeRedisCluster(client) ? new NodeRedisClusterAdapter(client) : new NodeRedisAdapter(client);
+  if (isGlideClient(client)) return new GlideAdapter(client);
   if (isCallbackRedisClient(client)) return new CallbackRedisAdapter(client);
   const name = (client.constructor as { name?: string } | undefined)?.name ?? typeof client;
   throw new UnsupportedError(`Unsupported \`client\` (${name}): expected ${SUPPORTED_CLIENTS}; or no client for the in-memory store`);
