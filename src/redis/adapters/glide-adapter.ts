@@ -11,14 +11,20 @@
 //   adapter runs the commands in one script call instead (atomic-block-script.ts),
 //   which is atomic as MULTI/EXEC is.
 // - On a cluster every call is routed to the master of its first key's slot
-//   (every key of one call shares it); GLIDE follows MOVED and ASK itself.
-//   The owner of a slot, for the circuit breakers, comes from glide-slot-map.ts.
+//   (every key of one call shares it). GLIDE follows MOVED and ASK itself,
+//   but while a slot moves back and forth it can run out of its own tries and
+//   answer MOVED, TRYAGAIN or CLUSTERDOWN; the adapter then sends the call
+//   again, as the node-redis cluster adapter does (cluster-redirection.ts:
+//   Redis ran nothing, so nothing is recorded twice). The owner of a slot,
+//   for the circuit breakers, comes from glide-slot-map.ts.
 // - GLIDE rewrites the server's error codes (`NOSCRIPT …` arrives as
 //   `… - NoScriptError: …`); the ones the library reads are given back their
 //   Redis form, with GLIDE's error as the cause.
 
 import type { RedisAdapter } from './adapter.js';
 import { hasMembers, type GlideLikeClient, type RedisCommand } from './client-types.js';
+import { maxRetries, redirectionOf, retryPauseMs } from './cluster-redirection.js';
+import { pause } from './cluster-resend.js';
 import { execReplies } from './exec-replies.js';
 import { GlideSlotMap } from './glide-slot-map.js';
 import { scriptCommand } from './node-redis-commands.js';
@@ -34,7 +40,14 @@ interface GlideCalls {
 const SERVER_ERROR = /^An error was signalled by the server: - (\w+): (.*)$/s;
 
 /** The Redis error code of each kind of GLIDE error that the library reads. */
-const REDIS_CODES: Readonly<Record<string, string>> = { NoScriptError: 'NOSCRIPT', PermissionDenied: 'NOPERM' };
+const REDIS_CODES: Readonly<Record<string, string>> = {
+  NoScriptError: 'NOSCRIPT',
+  PermissionDenied: 'NOPERM',
+  Moved: 'MOVED',
+  Ask: 'ASK',
+  TryAgain: 'TRYAGAIN',
+  ClusterDown: 'CLUSTERDOWN',
+};
 
 /** A GLIDE error the library reads, in the words Redis used (`NOSCRIPT …`), caused by GLIDE's; any other error as it is. */
 export function redisErrorOf(error: unknown): unknown {
@@ -85,14 +98,34 @@ export class GlideAdapter implements RedisAdapter {
   }
 
   #send(command: string[], key: string | undefined): Promise<unknown> {
-    const sent =
-      this.isCluster && key !== undefined
-        ? this.#calls.customCommand(command, { route: { type: 'primarySlotKey', key } })
-        : this.#calls.customCommand(command);
-    return sent.catch((error: unknown) => {
-      this.#slots?.markStale();
-      throw redisErrorOf(error);
-    });
+    if (!this.isCluster || key === undefined) return this.#calls.customCommand(command).catch(throwRedisError);
+    const route = { route: { type: 'primarySlotKey', key } } as const;
+    const send = (): Promise<unknown> => this.#calls.customCommand(command, route).catch(throwRedisError);
+    return send()
+      .catch((error: unknown) => sendAgain(error, send))
+      .catch((error: unknown) => {
+        this.#slots?.markStale();
+        throw error;
+      });
+  }
+}
+
+function throwRedisError(error: unknown): never {
+  throw redisErrorOf(error);
+}
+
+/** Sends a call refused by a redirection again (after the pauses of cluster-redirection.ts); any other error is thrown as it is. */
+async function sendAgain(error: unknown, send: () => Promise<unknown>): Promise<unknown> {
+  let last = error;
+  for (let retry = 1; ; retry++) {
+    const redirection = redirectionOf(last);
+    if (redirection === undefined || retry > maxRetries(redirection)) throw last;
+    await pause(retryPauseMs(retry, redirection));
+    try {
+      return await send();
+    } catch (next) {
+      last = next;
+    }
   }
 }
 
