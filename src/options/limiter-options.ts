@@ -42,9 +42,12 @@ export interface RollingRateLimiterOptions {
    * that uses it. Omitted: an in-process memory store, private to this
    * limiter. Supported: an ioredis `Redis` or `Cluster` (ioredis 5 or 6), a
    * node-redis client from `createClient` or `createCluster` (`redis` 4 or 5,
-   * connected by you), or a redis-mock client for unit tests (MULTI path only:
-   * `countBlocked: true` with a local clock). iovalkey (the ioredis fork for
-   * Valkey) is taken as ioredis: its `Redis` and `Cluster` work the same way.
+   * connected by you), a Valkey GLIDE 2 `GlideClient` or `GlideClusterClient`
+   * (`@valkey/valkey-glide`; what other clients run as MULTI runs there as one
+   * atomic script call, so `useScript: false` does not avoid EVAL), or a
+   * redis-mock client for unit tests (MULTI path only: `countBlocked: true`
+   * with a local clock). iovalkey (the ioredis fork for Valkey) is taken as
+   * ioredis: its `Redis` and `Cluster` work the same way.
    */
   readonly client?: RedisClient;
 

@@ -53,10 +53,6 @@ export class RedisStore implements Store {
     return this.#redis.kind;
   }
 
-  get canDecideBeforeWriting(): boolean {
-    return this.#path !== 'multi';
-  }
-
   async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
     if (this.#path === 'batch') return batcherFor(this.#redis).decide({ tiers, now, dryRun: false, actionId });
     if (this.#path === 'script') return decideWithScript(this.#redis, { tiers, now, dryRun: false, actionId });

@@ -9,6 +9,7 @@
 // master-kill-table.ts, which prints the figures per client and batch mode.
 
 import { setTimeout as delay } from 'node:timers/promises';
+import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { RollingRateLimiter } from '../../src/index.js';
 import type { ClusterClientKind } from './cluster-clients.js';
@@ -135,6 +136,36 @@ export async function killMasterUnderLoad(cluster: RedisClusterHandle, clientKin
     promotedAfterMs,
     limiters: options.batches.map((batch, limiter) => ({ batch, healthy: side(limiter, false), dead: side(limiter, true) })),
   };
+}
+
+/** The circuit breaker's default cooldown: the killed master's ids may fail until its replica is promoted, then for at most about this long. */
+const BREAKER_COOLDOWN_MS = 1_000;
+
+const describeSide = (side: SideCount): string =>
+  `${side.failed} of ${side.calls} failed${side.failed === 0 ? '' : ` (${Object.entries(side.byError).map(([code, n]) => `${code} ×${n}`).join(', ')})`}`;
+
+/**
+ * Prints what each limiter of a kill went through, and checks that the failure
+ * stayed with the killed master: no call on a healthy master's ids failed, and
+ * the killed master's ids failed, then worked again within the breaker's
+ * cooldown + 1.5 s of the promotion.
+ */
+export function expectOneMasterFailed(clientName: string, report: MasterKillReport): void {
+  for (const { batch, healthy, dead } of report.limiters) {
+    console.log(
+      `      ${clientName}, batch: ${String(batch)}: master ${report.victim} SIGKILLed, replica promoted after ${Math.round(report.promotedAfterMs)} ms; ` +
+        `healthy masters' ids: ${describeSide(healthy)}; killed master's ids: ${describeSide(dead)}` +
+        (dead.lastFailureAfterPromotionMs === undefined ? '' : `, the last ${Math.round(dead.lastFailureAfterPromotionMs)} ms after the promotion`),
+    );
+  }
+  for (const { batch, healthy, dead } of report.limiters) {
+    expect(healthy.calls, `calls on healthy masters' ids (batch: ${String(batch)})`).to.be.above(100);
+    expect(healthy.failed, `failed calls on healthy masters' ids (batch: ${String(batch)}): ${JSON.stringify(healthy.byError)}`).to.equal(0);
+    expect(dead.failed, `the killed master's ids fail while it is down (batch: ${String(batch)})`).to.be.above(0);
+    expect(dead.lastFailureAfterPromotionMs, `ms from the promotion to the last failure on the killed master's ids (batch: ${String(batch)})`).to.be.below(
+      BREAKER_COOLDOWN_MS + 1_500,
+    );
+  }
 }
 
 /** Polls the live nodes until `slot` is served by a master other than `victim`; ms after `killedAt`. */

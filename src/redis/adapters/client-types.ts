@@ -96,8 +96,26 @@ export interface CallbackRedisLikeClient {
   zadd(...args: never[]): unknown;
 }
 
-/** A Redis client the limiter can use: ioredis, node-redis (client, cluster or sentinel), or redis-mock. */
-export type RedisClient = IORedisLikeClient | NodeRedisLikeClient | NodeRedisLikeCluster | NodeRedisLikeSentinel | CallbackRedisLikeClient;
+/**
+ * The part of a Valkey GLIDE 2 `GlideClient` or `GlideClusterClient` the
+ * limiter uses: `customCommand` (scripts, and a script for what MULTI does:
+ * a GLIDE transaction is a `Batch` of GLIDE's own package, which the library
+ * does not import), and the members that tell it apart.
+ */
+export interface GlideLikeClient {
+  /**
+   * Sends one command, every argument a string; on a `GlideClusterClient`
+   * with a `route` option, to the node it names (the master of a key's slot).
+   */
+  customCommand(args: string[], ...options: never[]): Promise<unknown>;
+  /** GLIDE's batch call (present on both clients; used for detection). */
+  exec(...args: never[]): Promise<unknown>;
+  /** GLIDE's script call (present on both clients; used for detection). */
+  invokeScript(...args: never[]): Promise<unknown>;
+}
+
+/** A Redis client the limiter can use: ioredis, node-redis (client, cluster or sentinel), Valkey GLIDE (client or cluster client), or redis-mock. */
+export type RedisClient = IORedisLikeClient | NodeRedisLikeClient | NodeRedisLikeCluster | NodeRedisLikeSentinel | GlideLikeClient | CallbackRedisLikeClient;
 
 /** Whether `value` has each named member, of the given `typeof`: how a client is recognised without importing its library. */
 export function hasMembers(value: object, members: Readonly<Record<string, 'function' | 'boolean' | 'object' | 'undefined'>>): boolean {

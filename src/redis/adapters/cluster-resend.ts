@@ -55,7 +55,7 @@ function lastValueOrFirstError(outcomes: PromiseSettledResult<unknown>[]): unkno
 }
 
 /** Resolves after `ms` (at once for 0), without keeping the process alive. */
-function pause(ms: number): Promise<void> {
+export function pause(ms: number): Promise<void> {
   if (ms === 0) return Promise.resolve();
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }

@@ -2,13 +2,14 @@ import { UnsupportedError } from '../../errors/unsupported-error.js';
 import type { RedisAdapter } from './adapter.js';
 import { BUN_REDIS_CLIENT_UNSUPPORTED, isBunRedisClient } from './bun-client.js';
 import { CallbackRedisAdapter, isCallbackRedisClient } from './callback-adapter.js';
+import { GlideAdapter, isGlideClient } from './glide-adapter.js';
 import { IORedisAdapter, isIORedisClient } from './ioredis-adapter.js';
 import { NodeRedisAdapter, isNodeRedisClient, isNodeRedisSentinel } from './node-redis-adapter.js';
 import { NodeRedisClusterAdapter, isNodeRedisCluster } from './node-redis-cluster-adapter.js';
 
 /** The clients this version supports, as named in error messages. */
 export const SUPPORTED_CLIENTS =
-  'an ioredis `Redis` (also with sentinels) or `Cluster` (ioredis 5 or 6, or iovalkey), a node-redis client from `createClient` or `createCluster` (`redis` 4 or 5) or `createSentinel` (`redis` 5), or a redis-mock client';
+  'an ioredis `Redis` (also with sentinels) or `Cluster` (ioredis 5 or 6, or iovalkey), a node-redis client from `createClient` or `createCluster` (`redis` 4 or 5) or `createSentinel` (`redis` 5), a Valkey GLIDE 2 `GlideClient` or `GlideClusterClient`, or a redis-mock client';
 
 /**
  * The adapter of each client seen so far: the one place the library keeps
@@ -38,6 +39,7 @@ function createAdapter(client: object): RedisAdapter {
   if (isIORedisClient(client)) return new IORedisAdapter(client);
   if (isNodeRedisSentinel(client)) return new NodeRedisAdapter(client, true);
   if (isNodeRedisClient(client)) return isNodeRedisCluster(client) ? new NodeRedisClusterAdapter(client) : new NodeRedisAdapter(client);
+  if (isGlideClient(client)) return new GlideAdapter(client);
   if (isCallbackRedisClient(client)) return new CallbackRedisAdapter(client);
   const name = (client.constructor as { name?: string } | undefined)?.name ?? typeof client;
   throw new UnsupportedError(`Unsupported \`client\` (${name}): expected ${SUPPORTED_CLIENTS}; or no client for the in-memory store`);

@@ -1,0 +1,140 @@
+// The adapter for Valkey GLIDE 2 clients (`GlideClient`, `GlideClusterClient`),
+// recognised by their members: the library never imports GLIDE.
+//
+// - Scripts go as `customCommand(['EVALSHA', …])`, and as EVAL when the
+//   server answers NOSCRIPT (the shared runner, run-script.ts): one round trip
+//   while the script is cached, and after a failover to a replica that never
+//   saw it, one more, which also loads it there. GLIDE's own `Script` +
+//   `invokeScript` would need its `Script` class (an import), and a `release()`
+//   per script object.
+// - A transaction is a GLIDE `Batch`, a class of GLIDE's package, so the
+//   adapter runs the commands in one script call instead (atomic-block-script.ts),
+//   which is atomic as MULTI/EXEC is.
+// - On a cluster every call is routed to the master of its first key's slot
+//   (every key of one call shares it). GLIDE follows MOVED and ASK itself,
+//   but while a slot moves back and forth it can run out of its own tries and
+//   answer MOVED, TRYAGAIN or CLUSTERDOWN; the adapter then sends the call
+//   again, as the node-redis cluster adapter does (cluster-redirection.ts:
+//   Redis ran nothing, so nothing is recorded twice). The owner of a slot,
+//   for the circuit breakers, comes from glide-slot-map.ts.
+// - GLIDE rewrites the server's error codes (`NOSCRIPT …` arrives as
+//   `… - NoScriptError: …`); the ones the library reads are given back their
+//   Redis form, with GLIDE's error as the cause.
+
+import type { RedisAdapter } from './adapter.js';
+import { hasMembers, type GlideLikeClient, type RedisCommand } from './client-types.js';
+import { maxRetries, redirectionOf, retryPauseMs } from './cluster-redirection.js';
+import { pause } from './cluster-resend.js';
+import { execReplies } from './exec-replies.js';
+import { GlideSlotMap } from './glide-slot-map.js';
+import { scriptCommand } from './node-redis-commands.js';
+import { ATOMIC_BLOCK_SCRIPT } from '../scripts/atomic-block-script.js';
+import { runScript } from '../scripts/run-script.js';
+
+/** `customCommand` with GLIDE's options: a route on a cluster client, none on a standalone one. */
+interface GlideCalls {
+  customCommand(args: string[], options?: { route: { type: 'primarySlotKey'; key: string } }): Promise<unknown>;
+}
+
+/** GLIDE's wording of a server error: `An error was signalled by the server: - <Kind>: <message>`. */
+const SERVER_ERROR = /^An error was signalled by the server: - (\w+): (.*)$/s;
+
+/** The Redis error code of each kind of GLIDE error that the library reads. */
+const REDIS_CODES: Readonly<Record<string, string>> = {
+  NoScriptError: 'NOSCRIPT',
+  PermissionDenied: 'NOPERM',
+  Moved: 'MOVED',
+  Ask: 'ASK',
+  TryAgain: 'TRYAGAIN',
+  ClusterDown: 'CLUSTERDOWN',
+};
+
+/** A GLIDE error the library reads, in the words Redis used (`NOSCRIPT …`), caused by GLIDE's; any other error as it is. */
+export function redisErrorOf(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const match = SERVER_ERROR.exec(error.message);
+  const code = match === null ? undefined : REDIS_CODES[match[1] as string];
+  return code === undefined ? error : new Error(`${code} ${match?.[2] ?? ''}`, { cause: error });
+}
+
+/** {@link RedisAdapter} for Valkey GLIDE 2's `GlideClient` and `GlideClusterClient`. */
+export class GlideAdapter implements RedisAdapter {
+  readonly client: GlideLikeClient;
+  readonly kind: string;
+  readonly isCluster: boolean;
+  readonly supportsScripts = true;
+  readonly #calls: GlideCalls;
+  readonly #slots: GlideSlotMap | undefined;
+
+  constructor(client: GlideLikeClient) {
+    this.client = client;
+    this.#calls = client;
+    this.isCluster = isGlideCluster(client);
+    this.kind = this.isCluster ? 'Valkey GLIDE cluster' : 'Valkey GLIDE';
+    this.#slots = this.isCluster ? new GlideSlotMap(client) : undefined;
+  }
+
+  /** The commands in one call of the atomic block script, keyed (and on a cluster routed) by the first command's key. */
+  transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
+    const args: string[] = [];
+    for (const command of commands) {
+      args.push(String(command.length));
+      for (const arg of command) args.push(typeof arg === 'string' ? arg : String(arg));
+    }
+    return runScript(this, ATOMIC_BLOCK_SCRIPT, [String(commands[0]?.[1] ?? '')], args, execReplies);
+  }
+
+  evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return this.#send(scriptCommand('EVALSHA', sha1, keys, args), keys[0]);
+  }
+
+  eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return this.#send(scriptCommand('EVAL', lua, keys, args), keys[0]);
+  }
+
+  /** On a cluster: the master (`host:port`) the cluster named for the key's slot at the last read of its slot map (at most about a second ago). */
+  slotOwner(key: string): string | undefined {
+    return this.#slots?.ownerOf(key);
+  }
+
+  #send(command: string[], key: string | undefined): Promise<unknown> {
+    if (!this.isCluster || key === undefined) return this.#calls.customCommand(command).catch(throwRedisError);
+    const route = { route: { type: 'primarySlotKey', key } } as const;
+    const send = (): Promise<unknown> => this.#calls.customCommand(command, route).catch(throwRedisError);
+    return send()
+      .catch((error: unknown) => sendAgain(error, send))
+      .catch((error: unknown) => {
+        this.#slots?.markStale();
+        throw error;
+      });
+  }
+}
+
+function throwRedisError(error: unknown): never {
+  throw redisErrorOf(error);
+}
+
+/** Sends a call refused by a redirection again (after the pauses of cluster-redirection.ts); any other error is thrown as it is. */
+async function sendAgain(error: unknown, send: () => Promise<unknown>): Promise<unknown> {
+  let last = error;
+  for (let retry = 1; ; retry++) {
+    const redirection = redirectionOf(last);
+    if (redirection === undefined || retry > maxRetries(redirection)) throw last;
+    await pause(retryPauseMs(retry, redirection));
+    try {
+      return await send();
+    } catch (next) {
+      last = next;
+    }
+  }
+}
+
+/** True when `client` looks like a Valkey GLIDE `GlideClient` or `GlideClusterClient`. */
+export function isGlideClient(client: object): client is GlideLikeClient {
+  return hasMembers(client, { customCommand: 'function', exec: 'function', invokeScript: 'function' });
+}
+
+/** True when a GLIDE client is a `GlideClusterClient` (it has the cluster-only `invokeScriptWithRoute`). */
+function isGlideCluster(client: GlideLikeClient): boolean {
+  return hasMembers(client, { invokeScriptWithRoute: 'function' });
+}
