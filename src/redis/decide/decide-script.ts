@@ -140,7 +140,7 @@ local function decide(k0, a0, header)
   -- The first command on each key tells a key of another type, before anything is written: the decision then
   -- fails alone. Step 1 (record mode): drop what left the window, from the companion too, so that it never holds
   -- a record the key no longer does (whatever the clock does next); an empty key has nothing to drop.
-  local counts = {}
+  local counts, held = {}, {}
   for i = 1, n do
     local tier = tiers[i]
     local count
@@ -152,7 +152,7 @@ local function decide(k0, a0, header)
       count = redis.pcall('ZCOUNT', tier.key, '(' .. tier.cutoff, '+inf')
     end
     if count == WRONG_TYPE or failed(count) then return fail(n, now, WRONG_TYPE) end
-    counts[i] = count
+    counts[i], held[i] = count, count
   end
   if record then
     for i = 1, n do
@@ -226,9 +226,11 @@ local function decide(k0, a0, header)
       local maxthAfter = -1
       if countAfter >= max then maxthAfter = max == 1 and newestAfter or scoreAt(key, integer(-max)) end
       answerRecorded(count, newest, countAfter, newestAfter, maxthAfter)
+      -- The companion outlives its key: it is given its TTL wherever it may hold a record, that is, where the key
+      -- held one before (a new key's companion holds nothing its key does) or this decision wrote to it.
       local ttl = ttlOf(tier.interval)
       redis.call('PEXPIRE', key, ttl[1])
-      redis.call('PEXPIRE', actions, ttl[2])
+      if held[i] > 0 or actionId ~= '' then redis.call('PEXPIRE', actions, ttl[2]) end
     end
   end
 end

@@ -7,6 +7,7 @@
 
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { actionRecordsKey, KeyBuilder } from '../../../src/core/identity.js';
 import { RollingRateLimiter, type RollingRateLimiterOptions } from '../../../src/index.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
@@ -101,6 +102,29 @@ describe('members per key under a flood (the README bound)', () => {
     }
     expect(await members(limiter, 'hot')).to.deep.equal({ key: 1, actions: 0 });
   });
+
+  for (const batch of [false, true]) {
+    it(`renews the companion's TTL with its key's while the key holds a record, and leaves a new key's alone (batch: ${batch})`, async () => {
+      const clock = new TestClock();
+      const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: MAX, clock: clock.read, batch });
+      const key = new KeyBuilder(limiter.namespace).keyFor('user');
+      const companion = actionRecordsKey(key);
+      await limiter.limit('user', { actionId: 'job' });
+      // Later attempts without an action id renew the key's TTL: the companion's must follow, or it would expire
+      // first and the flood bound would take an admitted action for a record without one.
+      for (let i = 0; i < 3; i += 1) {
+        await sleep(25);
+        clock.advanceUs(1_000);
+        await limiter.limit('user');
+        const [keyTtl, companionTtl] = [await client.pttl(key), await client.pttl(companion)];
+        expect(keyTtl, 'the key has a TTL').to.be.above(59_000);
+        expect(companionTtl, 'the companion outlives its key').to.be.at.least(keyTtl);
+      }
+      // A new key without an action id has no companion, and is given none.
+      await limiter.limit('fresh');
+      expect(await client.exists(actionRecordsKey(new KeyBuilder(limiter.namespace).keyFor('fresh')))).to.equal(0);
+    });
+  }
 
   it('holds the same bound in memory', async () => {
     const store = new MemoryStore();
