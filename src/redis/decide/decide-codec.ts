@@ -50,15 +50,35 @@ export function appendDecision(keys: string[], args: (string | number)[], decisi
   }
 }
 
+/** Where each named value sits in its part of the reply: the names' places in the layout lists. */
+function placesOf<Name extends string>(names: readonly Name[]): Named<readonly Name[]> {
+  return Object.fromEntries(names.map((name, i) => [name, i])) as Named<readonly Name[]>;
+}
+
+/** Offsets of the reply's values from the start of a decision's part ({@link REPLY_HEADER}) and of a tier's part. */
+export const AT = { header: placesOf(REPLY_HEADER), recorded: placesOf(RECORDED_TIER), dryRun: placesOf(DRY_RUN_TIER) } as const;
+
+/**
+ * Reads the reply to a call of `decisions`: checks it is `length` integers, then hands each decision, the values
+ * and where its part starts (its tiers' parts start at `at + REPLY_HEADER.length`, {@link REPLY_VALUES_PER_TIER}
+ * apart) to `read`; throws a StoreError on a reply of another shape.
+ */
+export function readReply<T>(decisions: readonly ScriptDecision[], reply: unknown, read: (decision: ScriptDecision, values: readonly number[], at: number) => T): T[] {
+  const values = integersOf(reply, decisions.reduce((sum, decision) => sum + replySizeOf(decision), 0));
+  const answers: T[] = [];
+  let at = 0;
+  for (const decision of decisions) {
+    answers.push(read(decision, values, at));
+    at += replySizeOf(decision);
+  }
+  return answers;
+}
+
 /** The reply to a call of `decisions`, each decision's part by name; throws a StoreError on a reply of another shape. */
 export function decodeReply(decisions: readonly ScriptDecision[], reply: unknown): DecisionReply[] {
-  const values = integersOf(reply, decisions.reduce((sum, decision) => sum + replySizeOf(decision), 0));
-  let at = 0;
-  return decisions.map((decision) => {
+  return readReply(decisions, reply, (decision, values, at): DecisionReply => {
     const header = decodeFields(REPLY_HEADER, values, at);
-    const first = at + REPLY_HEADER.length;
-    at += replySizeOf(decision);
-    const tierAt = (i: number): number => first + REPLY_VALUES_PER_TIER * i;
+    const tierAt = (i: number): number => at + REPLY_HEADER.length + REPLY_VALUES_PER_TIER * i;
     return decision.dryRun
       ? { dryRun: true, header, tiers: decision.tiers.map((_, i) => decodeFields(DRY_RUN_TIER, values, tierAt(i))) }
       : { dryRun: false, header, tiers: decision.tiers.map((_, i) => decodeFields(RECORDED_TIER, values, tierAt(i))) };
@@ -70,5 +90,7 @@ function integersOf(reply: unknown, length: number): number[] {
   if (!Array.isArray(reply) || reply.length !== length) {
     throw new StoreError(`Unexpected reply to the ${DECIDE_SCRIPT.name} script from Redis: ${JSON.stringify(reply)?.slice(0, 120)}`);
   }
-  return reply.map((value) => readInteger(value, `the ${DECIDE_SCRIPT.name} script`));
+  // The client's reply array is ours: its values are read in place, not copied.
+  for (let i = 0; i < length; i += 1) reply[i] = readInteger(reply[i], `the ${DECIDE_SCRIPT.name} script`);
+  return reply as number[];
 }

@@ -8,8 +8,8 @@ import type { StoreDecision, Tier, TierOutcome } from '../../core/store.js';
 import { StoreError } from '../../errors/store-error.js';
 import type { RedisAdapter } from '../adapters/adapter.js';
 import { runScript } from '../scripts/run-script.js';
-import { appendDecision, decodeReply, type DecisionReply, type DryRunTierReply, type RecordedTierReply } from './decide-codec.js';
-import { DECIDE_SCRIPT, DECISION_FAILED, type ScriptDecision } from './decide-script.js';
+import { appendDecision, AT, readReply } from './decide-codec.js';
+import { DECIDE_SCRIPT, DECISION_FAILED, REPLY_HEADER, REPLY_VALUES_PER_TIER, type ScriptDecision } from './decide-script.js';
 
 const NOT_BLOCKED: Verdict = { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false };
 
@@ -35,32 +35,44 @@ export function decideBatchWithScript(redis: RedisAdapter, decisions: readonly S
   const keys: string[] = [];
   const args: (string | number)[] = [];
   for (const decision of decisions) appendDecision(keys, args, decision);
-  return runScript(redis, DECIDE_SCRIPT, keys, args, (reply) => decodeReply(decisions, reply).map((values, i) => outcomeOf(decisions[i] as ScriptDecision, values)));
+  return runScript(redis, DECIDE_SCRIPT, keys, args, (reply) => readReply(decisions, reply, outcomeOf));
 }
 
 /**
- * One decision's outcome from its values in the reply. A recorded attempt's
- * outcome is read from what the script judged and stored; a dry run's is
- * derived from the samples it returns, with the same code every store uses.
- * Either way the caller's model must reach the script's decision, or the
- * decision fails loudly.
+ * One decision's outcome from its values in the reply, its part starting at
+ * `at`. A recorded attempt's outcome is read from what the script judged and
+ * stored; a dry run's is derived from the samples it returns, with the same
+ * code every store uses. Either way the caller's model must reach the
+ * script's decision, or the decision fails loudly.
  */
-function outcomeOf({ tiers }: ScriptDecision, reply: DecisionReply): StoreDecision | StoreError {
-  const { now: decidedAt, allowed: allowedCode, alreadyAdmitted: replayed } = reply.header;
+function outcomeOf({ tiers, dryRun }: ScriptDecision, values: readonly number[], at: number): StoreDecision | StoreError {
+  const decidedAt = values[at + AT.header.now] as number;
+  const allowedCode = values[at + AT.header.allowed] as number;
   if (allowedCode < 0) return failedDecision(allowedCode, tiers);
   const allowedByScript = allowedCode === 1;
-  const alreadyAdmitted = replayed === 1;
-  const rules = tiers.map((tier) => tier.rule);
+  const alreadyAdmitted = values[at + AT.header.alreadyAdmitted] === 1;
+  const first = at + REPLY_HEADER.length;
 
   let outcomes: readonly TierOutcome[];
   let allowed: boolean;
-  if (reply.dryRun) {
-    const decision = decideTiers(rules, decidedAt, reply.tiers.map(sampleOf));
+  if (dryRun) {
+    const decision = decideTiers(
+      tiers.map((tier) => tier.rule),
+      decidedAt,
+      tiers.map((_, i) => sampleOf(values, first + REPLY_VALUES_PER_TIER * i)),
+    );
     outcomes = decision.tiers;
     allowed = decision.allowed;
   } else {
-    outcomes = reply.tiers.map((tier, i) => recordedOutcome(rules[i] as WindowRule, decidedAt, tier, alreadyAdmitted));
-    allowed = alreadyAdmitted || outcomes.every((outcome) => !outcome.verdict.blocked);
+    const recorded: TierOutcome[] = [];
+    allowed = true;
+    for (let i = 0; i < tiers.length; i += 1) {
+      const outcome = recordedOutcome((tiers[i] as Tier).rule, decidedAt, values, first + REPLY_VALUES_PER_TIER * i, alreadyAdmitted);
+      if (outcome.verdict.blocked) allowed = false;
+      recorded.push(outcome);
+    }
+    outcomes = recorded;
+    allowed ||= alreadyAdmitted;
   }
   if (allowed !== allowedByScript) {
     return new StoreError(
@@ -79,15 +91,26 @@ function failedDecision(code: number, tiers: readonly Tier[]): StoreError {
   return new StoreError(`The ${DECIDE_SCRIPT.name} script refused the arguments of a decision on ${keys} (code ${code}); please report this`);
 }
 
-/** A dry run's sample of one tier: |S|, max(S), the (k-1)-th and the k-th newest. */
-function sampleOf({ count, newest, kMinus1thNewest, kthNewest }: DryRunTierReply): WindowSample {
-  return { count, newest: orUndefined(newest), kMinus1thNewest: orUndefined(kMinus1thNewest), kthNewest: orUndefined(kthNewest) };
+/** A dry run's sample of one tier, its values from `at`: |S|, max(S), the (k-1)-th and the k-th newest. */
+function sampleOf(values: readonly number[], at: number): WindowSample {
+  return {
+    count: values[at + AT.dryRun.count] as number,
+    newest: orUndefined(values[at + AT.dryRun.newest] as number),
+    kMinus1thNewest: orUndefined(values[at + AT.dryRun.kMinus1thNewest] as number),
+    kthNewest: orUndefined(values[at + AT.dryRun.kthNewest] as number),
+  };
 }
 
-/** A recorded attempt's outcome in one tier: judged on |S| and max(S), described by S' as stored. */
-function recordedOutcome(rule: WindowRule, now: number, tier: RecordedTierReply, alreadyAdmitted: boolean): TierOutcome {
-  const verdict = alreadyAdmitted ? NOT_BLOCKED : judge(rule, now, { count: tier.count, newest: orUndefined(tier.newest) });
-  const after: RecordedWindow = { count: tier.countAfter, newest: orUndefined(tier.newestAfter), maxthNewest: orUndefined(tier.maxthAfter) };
+/** A recorded attempt's outcome in one tier, its values from `at`: judged on |S| and max(S), described by S' as stored. */
+function recordedOutcome(rule: WindowRule, now: number, values: readonly number[], at: number, alreadyAdmitted: boolean): TierOutcome {
+  const verdict = alreadyAdmitted
+    ? NOT_BLOCKED
+    : judge(rule, now, { count: values[at + AT.recorded.count] as number, newest: orUndefined(values[at + AT.recorded.newest] as number) });
+  const after: RecordedWindow = {
+    count: values[at + AT.recorded.countAfter] as number,
+    newest: orUndefined(values[at + AT.recorded.newestAfter] as number),
+    maxthNewest: orUndefined(values[at + AT.recorded.maxthAfter] as number),
+  };
   return { verdict, after };
 }
 
