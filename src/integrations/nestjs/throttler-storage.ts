@@ -77,7 +77,8 @@ const blockCheck = numberIn(0, MAX_MILLISECONDS);
  * request stops counting exactly `ttl` milliseconds after it was made, so
  * there is no window boundary at which a client gets twice the limit. With a
  * Redis `client`, every process on that Redis shares each count: one Redis
- * round trip per throttler and request. Without one, it counts in this
+ * round trip per request under {@link RollingWindowThrottlerGuard}, one per
+ * throttler and request under ThrottlerGuard. Without one, it counts in this
  * process's memory.
  *
  * Per named throttler and key (ThrottlerGuard's key names the route and the
@@ -101,9 +102,9 @@ const blockCheck = numberIn(0, MAX_MILLISECONDS);
  * ```ts
  * import { Module } from '@nestjs/common';
  * import { APP_GUARD } from '@nestjs/core';
- * import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+ * import { ThrottlerModule } from '@nestjs/throttler';
  * import { Redis } from 'ioredis';
- * import { RollingWindowThrottlerStorage } from 'rolling-window-limiter/nestjs';
+ * import { RollingWindowThrottlerGuard, RollingWindowThrottlerStorage } from 'rolling-window-limiter/nestjs';
  *
  * @Module({
  *   imports: [
@@ -112,7 +113,7 @@ const blockCheck = numberIn(0, MAX_MILLISECONDS);
  *       storage: new RollingWindowThrottlerStorage({ client: new Redis(process.env.REDIS_URL), namespace: 'api' }),
  *     }),
  *   ],
- *   providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
+ *   providers: [{ provide: APP_GUARD, useClass: RollingWindowThrottlerGuard }], // or ThrottlerGuard: a call per throttler
  * })
  * export class AppModule {}
  * ```
