@@ -1,6 +1,7 @@
 // The README's NestJS example, as it is there (with this repository's source
-// in place of the package): @nestjs/throttler counting on an exact rolling
-// window, and @RateLimit refusing a double click. On Redis when REDIS_URL is
+// in place of the package): @nestjs/throttler's two named throttlers counting
+// on exact rolling windows, decided together, and @RateLimit refusing a
+// double click. On Redis when REDIS_URL is
 // set, else in memory. It serves on a free port, sends two orders to itself,
 // prints both answers and exits:
 //
@@ -13,9 +14,9 @@
 
 import { Controller, Module, Post } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
-import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+import { ThrottlerModule } from '@nestjs/throttler';
 import { Redis } from 'ioredis';
-import { RateLimit, RollingWindowGuard, RollingWindowThrottlerStorage } from '../src/integrations/nestjs/index.js';
+import { RateLimit, RollingWindowGuard, RollingWindowThrottlerGuard, RollingWindowThrottlerStorage } from '../src/integrations/nestjs/index.js';
 
 const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined; // undefined: in memory
 
@@ -31,15 +32,16 @@ class OrdersController {
 
 @Module({
   imports: [
-    // Every route: at most 100 requests per minute per client, on an exact rolling window.
+    // Every route: at most 5 requests per second and 100 per minute per client, on exact rolling windows,
+    // both decided in one Redis round trip by RollingWindowThrottlerGuard.
     ThrottlerModule.forRoot({
-      throttlers: [{ ttl: 60_000, limit: 100 }],
+      throttlers: [{ name: 'second', ttl: 1_000, limit: 5 }, { name: 'minute', ttl: 60_000, limit: 100 }],
       storage: new RollingWindowThrottlerStorage({ client: redis, namespace: 'api' }),
     }),
   ],
   controllers: [OrdersController],
   providers: [
-    { provide: APP_GUARD, useClass: ThrottlerGuard },
+    { provide: APP_GUARD, useClass: RollingWindowThrottlerGuard },
     { provide: APP_GUARD, useValue: new RollingWindowGuard({ client: redis, namespace: 'orders' }) },
   ],
 })

@@ -1,13 +1,14 @@
 // The hit-log script (the HTTP stores' one round trip) on a real Redis: it
 // loads, and it answers exactly as the in-memory hit log for the same
 // schedule of hits, reads, give-backs and rules, on an injected clock, with
-// blocks (the NestJS throttler storage's blockDuration) too.
+// blocks (the NestJS throttler storage's blockDuration) too, and with one
+// request judged on several keys at once (its named throttlers).
 
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { MemoryHitLog } from '../../src/http/stores/hit-log/memory-hit-log.js';
 import { RedisHitLog } from '../../src/http/stores/hit-log/redis-hit-log.js';
-import type { BlockingRule, HitLog, HitRule } from '../../src/http/stores/hit-log/hit-log.js';
+import type { BlockingCount, BlockingRule, HitLog, HitRule } from '../../src/http/stores/hit-log/hit-log.js';
 import { adapterFor } from '../../src/redis/adapters/create-adapter.js';
 import { HIT_LOG_SCRIPT } from '../../src/redis/scripts/hit-log-script.js';
 import { useIORedisClient } from '../support/ioredis-client.js';
@@ -17,7 +18,7 @@ const keys = uniqueNamespaces('hit-log');
 
 type Step =
   | { readonly kind: 'hit' | 'read'; readonly advanceUs: number; readonly rule: HitRule }
-  | { readonly kind: 'block'; readonly advanceUs: number; readonly rule: BlockingRule }
+  | { readonly kind: 'block'; readonly advanceUs: number; readonly rules: readonly BlockingRule[] }
   | { readonly kind: 'remove'; readonly advanceUs: number; readonly nth: number };
 
 const rule = fc.record({ windowUs: fc.constantFrom(1_000_000, 3_000_000, 10_000_000), limit: fc.integer({ min: 0, max: 6 }) });
@@ -27,7 +28,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({
     kind: fc.constant('block' as const),
     advanceUs: fc.integer({ min: 0, max: 1_500_000 }),
-    rule: fc.record({ windowUs: fc.constant(3_000_000), limit: fc.integer({ min: 0, max: 4 }), blockUs: fc.constantFrom(0, 1_000_000, 2_500_000, 8_000_000) }),
+    // One request on up to three keys (the first is the one the other steps use), each with its own rule.
+    rules: fc.array(
+      fc.record({ windowUs: fc.constantFrom(1_000_000, 3_000_000), limit: fc.integer({ min: 0, max: 4 }), blockUs: fc.constantFrom(0, 1_000_000, 2_500_000, 8_000_000) }),
+      { minLength: 1, maxLength: 3 },
+    ),
   }),
 );
 
@@ -42,7 +47,7 @@ async function replay(log: HitLog, key: string, steps: readonly Step[], clock: {
       if (member !== undefined) await log.remove(key, member);
       answers.push('removed');
     } else if (current.kind === 'block') {
-      answers.push(await log.hitOrBlock(key, current.rule));
+      answers.push(await log.hitOrBlock(current.rules.map((rule, i) => ({ key: i === 0 ? key : `${key}:${i}`, rule }))));
     } else if (current.kind === 'hit') {
       const { member, ...count } = await log.hit(key, current.rule);
       members.push(member);
@@ -64,10 +69,11 @@ describe('the hit-log script on a real Redis', function () {
 
   it('answers exactly as the in-memory log, whatever the rules of the requests', async () => {
     await fc.assert(
-      // The first hit sets the largest window, so that the memory log's expiry (on this test's clock) and the Redis
+      // The first hits (on every key) set the largest window, so that the memory log's expiry (on this test's clock) and the Redis
       // key's TTL (in real time) never differ in what a rule can count.
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 6 }), async (rest, limit) => {
-        const steps: Step[] = [{ kind: 'hit', advanceUs: 0, rule: { windowUs: 10_000_000, limit } }, ...rest];
+        const wide = { windowUs: 10_000_000, limit: 6, blockUs: 0 };
+        const steps: Step[] = [{ kind: 'hit', advanceUs: 0, rule: { windowUs: 10_000_000, limit } }, { kind: 'block', advanceUs: 0, rules: [wide, wide, wide] }, ...rest];
         const clock = { now: 1_700_000_000_000_000 };
         const memory = await replay(new MemoryHitLog(() => clock.now), 'k', steps, clock);
         clock.now = 1_700_000_000_000_000;
@@ -86,7 +92,7 @@ describe('the hit-log script on a real Redis', function () {
     const answers = [];
     for (const advanceUs of [0, 1_000_000, 1_000_000, 1_000_000, 28_999_999, 1]) {
       clock.now += advanceUs;
-      const { count, blockedUntilUs } = await log.hitOrBlock(key, rule);
+      const [{ count, blockedUntilUs }] = (await log.hitOrBlock([{ key, rule }])) as [BlockingCount];
       answers.push({ count, blockedFor: blockedUntilUs === undefined ? undefined : blockedUntilUs - clock.now });
     }
     expect(answers).to.deep.equal([

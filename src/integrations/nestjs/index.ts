@@ -1,10 +1,12 @@
 // `rolling-window-limiter/nestjs`: exact rolling windows for NestJS. A storage
 // for @nestjs/throttler 6 (each named throttler an exact rolling window, with
-// its block), and a guard of the library's own, `@RateLimit` with
+// its block) and a ThrottlerGuard that decides a route's throttlers together
+// on it, and a guard of the library's own, `@RateLimit` with
 // `RollingWindowGuard`, for the double click (a least gap between requests).
 // Nest is loaded by this entry only; the main entry imports nothing of it.
 
-export { RollingWindowThrottlerStorage, type RollingWindowThrottlerStorageOptions, type ThrottlerStorageRecord } from './throttler-storage.js';
+export { RollingWindowThrottlerStorage, type RollingWindowThrottlerStorageOptions, type ThrottlerHit, type ThrottlerStorageRecord } from './throttler-storage.js';
+export { RollingWindowThrottlerGuard } from './throttler-guard.js';
 export { RateLimit, RATE_LIMIT_METADATA, type RateLimitRule } from './rate-limit-decorator.js';
 export { RollingWindowGuard, type RateLimitedResponseBody } from './rolling-window-guard.js';
 export type { RateLimitKeyFunction, RollingWindowGuardOptions } from './guard-options.js';

@@ -1,16 +1,17 @@
 // A storage for @nestjs/throttler 6 (its `ThrottlerStorage`): every named
 // throttler counts an exact rolling window on its own key, with its
-// `blockDuration` kept beside it, in one hit-log call (one Redis round trip)
-// per throttler and request. ThrottlerGuard calls `increment` once per
-// throttler, awaiting each, and stops at the first that blocks, so the calls
-// of one request cannot be sent together from here.
+// `blockDuration` kept beside it. ThrottlerGuard calls `increment` once per
+// throttler, awaiting each, and stops at the first that blocks: one hit-log
+// call (one Redis round trip) per throttler. RollingWindowThrottlerGuard calls
+// `incrementAll` once per request instead: every throttler in one call.
 
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import { func, MAX_INTEGER, MAX_MILLISECONDS, normalize, numberIn, object, optional, string } from '../../core/check.js';
 import { localMicroseconds, type MicrosecondClock } from '../../core/clock.js';
+import { KeyBuilder } from '../../core/identity.js';
 import type { RedisClient } from '../../redis/adapters/client-types.js';
 import { createHitLog, HitKeys } from '../../http/stores/hit-log/create-hit-log.js';
-import type { BlockingCount, HitLog } from '../../http/stores/hit-log/hit-log.js';
+import type { BlockingCount, BlockingHit, HitLog } from '../../http/stores/hit-log/hit-log.js';
 import { hitRule } from '../../http/stores/window-count.js';
 
 /** Options of {@link RollingWindowThrottlerStorage}. */
@@ -43,6 +44,22 @@ export interface RollingWindowThrottlerStorageOptions {
  */
 export type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
+/** One throttler's request to {@link RollingWindowThrottlerStorage.incrementAll}: `increment`'s arguments and the client's tracker. */
+export interface ThrottlerHit {
+  /** The key ThrottlerGuard's `generateKey` made for the route, the throttler and the client. */
+  readonly key: string;
+  /** The window, in milliseconds. */
+  readonly ttl: number;
+  /** The most requests the window admits. */
+  readonly limit: number;
+  /** How long a request over the limit blocks the key, in milliseconds. */
+  readonly blockDuration: number;
+  /** The throttler's name. */
+  readonly throttlerName: string;
+  /** The client, as `getTracker` named it: the keys of one tracker share a Redis Cluster slot. */
+  readonly tracker: string;
+}
+
 /** The defaults of {@link RollingWindowThrottlerStorageOptions}. */
 const STORAGE_DEFAULTS = Object.freeze({ namespace: 'nest-throttler', clock: localMicroseconds });
 const STORAGE_SCHEMA = {
@@ -60,7 +77,8 @@ const blockCheck = numberIn(0, MAX_MILLISECONDS);
  * request stops counting exactly `ttl` milliseconds after it was made, so
  * there is no window boundary at which a client gets twice the limit. With a
  * Redis `client`, every process on that Redis shares each count: one Redis
- * round trip per throttler and request. Without one, it counts in this
+ * round trip per request under {@link RollingWindowThrottlerGuard}, one per
+ * throttler and request under ThrottlerGuard. Without one, it counts in this
  * process's memory.
  *
  * Per named throttler and key (ThrottlerGuard's key names the route and the
@@ -84,9 +102,9 @@ const blockCheck = numberIn(0, MAX_MILLISECONDS);
  * ```ts
  * import { Module } from '@nestjs/common';
  * import { APP_GUARD } from '@nestjs/core';
- * import { ThrottlerGuard, ThrottlerModule } from '@nestjs/throttler';
+ * import { ThrottlerModule } from '@nestjs/throttler';
  * import { Redis } from 'ioredis';
- * import { RollingWindowThrottlerStorage } from 'rolling-window-limiter/nestjs';
+ * import { RollingWindowThrottlerGuard, RollingWindowThrottlerStorage } from 'rolling-window-limiter/nestjs';
  *
  * @Module({
  *   imports: [
@@ -95,7 +113,7 @@ const blockCheck = numberIn(0, MAX_MILLISECONDS);
  *       storage: new RollingWindowThrottlerStorage({ client: new Redis(process.env.REDIS_URL), namespace: 'api' }),
  *     }),
  *   ],
- *   providers: [{ provide: APP_GUARD, useClass: ThrottlerGuard }],
+ *   providers: [{ provide: APP_GUARD, useClass: RollingWindowThrottlerGuard }], // or ThrottlerGuard: a call per throttler
  * })
  * export class AppModule {}
  * ```
@@ -105,6 +123,7 @@ export class RollingWindowThrottlerStorage implements ThrottlerStorage {
   readonly namespace: string;
   readonly #log: HitLog;
   readonly #keys: HitKeys;
+  readonly #trackers: KeyBuilder;
 
   /**
    * @param options See {@link RollingWindowThrottlerStorageOptions}.
@@ -116,6 +135,7 @@ export class RollingWindowThrottlerStorage implements ThrottlerStorage {
     this.#log = createHitLog(client, clock);
     this.namespace = namespace;
     this.#keys = new HitKeys(namespace);
+    this.#trackers = new KeyBuilder(namespace);
   }
 
   /**
@@ -137,10 +157,46 @@ export class RollingWindowThrottlerStorage implements ThrottlerStorage {
    * @throws StoreError or TimeoutError (a rejection) when Redis fails or does not answer.
    */
   async increment(key: string, ttl: number, limit: number, blockDuration: number, throttlerName: string): Promise<ThrottlerStorageRecord> {
-    const rule = hitRule(ttlCheck(ttl, 'ttl'), limitCheck(limit, 'limit'));
-    const blockUs = Math.ceil(blockCheck(blockDuration, 'blockDuration')) * 1000;
-    const answer = await this.#log.hitOrBlock(this.#keys.keyFor(JSON.stringify([throttlerName, key])), { ...rule, blockUs });
-    return recordOf(answer, rule.limit);
+    const [hit] = await this.#judge([{ key: this.#keys.keyFor(JSON.stringify([throttlerName, key])), ttl, limit, blockDuration }]);
+    return hit as ThrottlerStorageRecord;
+  }
+
+  /**
+   * Counts one request under several throttlers together, as
+   * {@link RollingWindowThrottlerGuard} calls it: in one hit-log call (one
+   * Redis round trip, one step in memory), atomically. The request is
+   * admitted only when every throttler admits it, and then counted by every
+   * one; otherwise it is counted by none, each throttler refusing by its
+   * count starts its block, and the others answer their count without it.
+   * One answer per throttler, in order, as {@link increment} answers.
+   *
+   * The keys are the tracker's, as the Cluster hash tag (so the throttlers of
+   * one client share a slot), and differ from the keys of {@link increment}:
+   * ThrottlerGuard and RollingWindowThrottlerGuard on one storage do not share
+   * counts. On a Redis Cluster, throttlers whose trackers differ are decided
+   * one call per tracker, each atomic on its own throttlers.
+   *
+   * @param hits The throttlers of one request, each with a distinct name.
+   * @throws TypeError or RangeError (a rejection) for a `ttl`, `limit` or `blockDuration` that is not a number in range.
+   * @throws StoreError or TimeoutError (a rejection) when Redis fails or does not answer.
+   */
+  incrementAll(hits: readonly ThrottlerHit[]): Promise<ThrottlerStorageRecord[]> {
+    return this.#judge(hits.map(({ key, ttl, limit, blockDuration, throttlerName, tracker }) => ({
+      key: `${this.#trackers.keyFor(string(tracker, 'tracker'))}${JSON.stringify([throttlerName, key])}`,
+      ttl,
+      limit,
+      blockDuration,
+    })));
+  }
+
+  /** Checks what ThrottlerGuard resolved, then judges the request on every key in one hit-log call. */
+  async #judge(hits: readonly { key: string; ttl: number; limit: number; blockDuration: number }[]): Promise<ThrottlerStorageRecord[]> {
+    const judged = hits.map(({ key, ttl, limit, blockDuration }) => {
+      const rule = hitRule(ttlCheck(ttl, 'ttl'), limitCheck(limit, 'limit'));
+      return { key, rule: { ...rule, blockUs: Math.ceil(blockCheck(blockDuration, 'blockDuration')) * 1000 } };
+    });
+    const answers = await this.#log.hitOrBlock(judged);
+    return answers.map((answer, i) => recordOf(answer, (judged[i] as BlockingHit).rule.limit));
   }
 }
 

@@ -13,86 +13,106 @@ import { defineScript } from './redis-script.js';
  * at most that many of the newest), so a request under any rule seen so far
  * is counted exactly up to its limit + 1.
  *
- * KEYS:
+ * One call judges one request on one or more keys (distinct ones), each with
+ * its own rule: a group of KEYS and a group of ARGV per key.
+ *
+ * KEYS, per key (ARGV[3] of them):
  *   1  the log: a sorted set, score = the hit's microsecond timestamp, member = a unique token
  *   2  the rules key: a hash with `w` (the largest window, µs) and `k` (the largest limit + 1);
  *      the log's key plus a suffix after its hash tag, so both live in one Cluster slot
- *   3  (optional) the block key: a string holding the end of the key's block (µs); the log's key plus
- *      another suffix. Given, only admitted requests are recorded: a request while the block lasts is
- *      only read; one that would take the window over the limit is refused, not recorded, answered with
- *      count = limit + 1, and starts a block of ARGV[5] (when > 0)
+ *   3  (with ARGV[3] = 3) the block key: a string holding the end of the key's block (µs); the log's key
+ *      plus another suffix. Given, only admitted requests are recorded: the request is admitted when no
+ *      key's block lasts and no key's window would go over its limit, and then recorded on every key
+ *      (all are judged before any is written). Otherwise nothing is recorded: a key whose block lasts,
+ *      or that admits, is only read; a key whose window would go over its limit refuses, is answered
+ *      with count = limit + 1, and starts a block of its block length (when > 0)
  *
  * ARGV:
  *   1  now: integer microseconds since the epoch
- *   2  this request's window, in microseconds (>= 1)
- *   3  this request's limit (>= 0)
- *   4  the member to record, or '' to read without writing anything (no member, no TTL change)
- *   5  with KEYS[3]: how long a block lasts, in microseconds (0: no block, the request is only refused)
+ *   2  the member to record, or '' to read without writing anything (no member, no TTL change)
+ *   3  how many KEYS (and ARGV) each key has: 2, or 3 with a block key
+ *   then, per key: its window, in microseconds (>= 1); its limit (>= 0); with block keys, how long
+ *   its block lasts, in microseconds (0: no block, the request is only refused)
  *
- * Returns {count, at, blockedUntil}: count = the hits in the window (now - window, now], the
- * recorded one included, capped at limit + 1; at = the score of the k-th
- * newest of them, or -1 when there is none. When recording, k = count capped
- * at the limit (at least 1): the oldest hit while the window has room, else
- * the hit whose leaving would admit a request. When reading, k = count: the
- * oldest counted hit, whose leaving drops the count (and so while a block
- * lasts). blockedUntil = the end of the block that refuses this request (one
- * found, or one this request started), or -1. Both keys expire after the
- * largest window of the key (written with every hit), the block key when the
- * block ends.
+ * Returns {count, at, blockedUntil} per key, one after the other: count = the hits in the window
+ * (now - window, now], the recorded one included, capped at limit + 1; at = the score of the k-th
+ * newest of them, or -1 when there is none. When recording (or refusing by the count), k = count
+ * capped at the limit (at least 1): the oldest hit while the window has room, else the hit whose
+ * leaving would admit a request. When reading, k = count: the oldest counted hit, whose leaving
+ * drops the count (and so while a block lasts). blockedUntil = the end of the block that refuses
+ * this request on the key (one found, or one this request started), or -1. A key's log and rules
+ * expire after its largest window (written with every hit), the block key when the block ends.
  *
  * Scores are written with string.format('%.0f'): Lua's own number-to-string
  * conversion keeps 14 digits, and microsecond timestamps have 16.
  */
 export const HIT_LOG_SCRIPT = defineScript(
   'hit-log',
-  `local log = KEYS[1]
-local rules = KEYS[2]
-local now = tonumber(ARGV[1])
-local window = tonumber(ARGV[2])
-local limit = tonumber(ARGV[3])
-local member = ARGV[4]
-local recording = member ~= ''
-local block = KEYS[3]
-local blockedUntil = -1
-local refused = false
-local from = '(' .. string.format('%.0f', now - window)
-if block then
-  local ends = tonumber(redis.call('GET', block))
-  if ends and ends > now then
-    blockedUntil = ends
-    recording = false
+  `local now = tonumber(ARGV[1])
+local member = ARGV[2]
+local size = tonumber(ARGV[3])
+local judged = {}
+local refusedAny = false
+for first = 1, #KEYS, size do
+  local arg = 3 + first
+  local s = { log = KEYS[first], rules = KEYS[first + 1], window = tonumber(ARGV[arg]), limit = tonumber(ARGV[arg + 1]),
+    blockFor = 0, recording = member ~= '', blockedUntil = -1 }
+  if size == 3 then
+    s.block = KEYS[first + 2]
+    s.blockFor = tonumber(ARGV[arg + 2])
   end
-end
-if recording then
-  local kept = redis.call('HMGET', rules, 'w', 'k')
-  local keptWindow = math.max(tonumber(kept[1]) or 0, window)
-  local keptCount = math.max(tonumber(kept[2]) or 0, limit + 1)
-  redis.call('HSET', rules, 'w', string.format('%.0f', keptWindow), 'k', keptCount)
-  redis.call('ZREMRANGEBYSCORE', log, '-inf', string.format('%.0f', now - keptWindow))
-  if block and redis.call('ZCOUNT', log, from, '+inf') >= limit then
-    refused = true
-  else
-    redis.call('ZADD', log, string.format('%.0f', now), member)
-    redis.call('ZREMRANGEBYRANK', log, 0, -keptCount - 1)
+  s.from = '(' .. string.format('%.0f', now - s.window)
+  if s.block then
+    local ends = tonumber(redis.call('GET', s.block))
+    if ends and ends > now then
+      s.blockedUntil = ends
+      s.recording = false
+      refusedAny = true
+    end
   end
-  local ttl = math.ceil(keptWindow / 1000)
-  redis.call('PEXPIRE', log, ttl)
-  redis.call('PEXPIRE', rules, ttl)
+  if s.recording then
+    local kept = redis.call('HMGET', s.rules, 'w', 'k')
+    local keptWindow = math.max(tonumber(kept[1]) or 0, s.window)
+    s.keptCount = math.max(tonumber(kept[2]) or 0, s.limit + 1)
+    s.ttl = math.ceil(keptWindow / 1000)
+    redis.call('HSET', s.rules, 'w', string.format('%.0f', keptWindow), 'k', s.keptCount)
+    redis.call('ZREMRANGEBYSCORE', s.log, '-inf', string.format('%.0f', now - keptWindow))
+    if s.block and redis.call('ZCOUNT', s.log, s.from, '+inf') >= s.limit then
+      s.refused = true
+      refusedAny = true
+    end
+  end
+  judged[#judged + 1] = s
 end
-local count = math.min(redis.call('ZCOUNT', log, from, '+inf'), limit + 1)
-if refused then count = limit + 1 end
-local k = count
-if recording then k = math.max(1, math.min(count, limit)) end
-local at = -1
-if count > 0 then
-  local found = redis.call('ZREVRANGEBYSCORE', log, '+inf', from, 'WITHSCORES', 'LIMIT', k - 1, 1)
-  if found[2] then at = tonumber(found[2]) end
+local reply = {}
+for _, s in ipairs(judged) do
+  if s.recording then
+    if not refusedAny then
+      redis.call('ZADD', s.log, string.format('%.0f', now), member)
+      redis.call('ZREMRANGEBYRANK', s.log, 0, -s.keptCount - 1)
+    elseif not s.refused then
+      s.recording = false
+    end
+    redis.call('PEXPIRE', s.log, s.ttl)
+    redis.call('PEXPIRE', s.rules, s.ttl)
+  end
+  local count = math.min(redis.call('ZCOUNT', s.log, s.from, '+inf'), s.limit + 1)
+  if s.refused then count = s.limit + 1 end
+  local k = count
+  if s.recording then k = math.max(1, math.min(count, s.limit)) end
+  local at = -1
+  if count > 0 then
+    local found = redis.call('ZREVRANGEBYSCORE', s.log, '+inf', s.from, 'WITHSCORES', 'LIMIT', k - 1, 1)
+    if found[2] then at = tonumber(found[2]) end
+  end
+  if s.refused and s.blockFor > 0 then
+    s.blockedUntil = now + s.blockFor
+    redis.call('SET', s.block, string.format('%.0f', s.blockedUntil), 'PX', math.ceil(s.blockFor / 1000))
+  end
+  reply[#reply + 1] = count
+  reply[#reply + 1] = at
+  reply[#reply + 1] = s.blockedUntil
 end
-local blockFor = tonumber(ARGV[5]) or 0
-if refused and blockFor > 0 then
-  blockedUntil = now + blockFor
-  redis.call('SET', block, string.format('%.0f', blockedUntil), 'PX', math.ceil(blockFor / 1000))
-end
-return {count, at, blockedUntil}
+return reply
 `,
 );

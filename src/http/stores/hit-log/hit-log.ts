@@ -6,10 +6,11 @@
 // answered with the hits of the key in its window, capped at limit + 1, and
 // when that changes. What a key keeps is trimmed by the largest window and the
 // largest limit + 1 that any rule has used on it, never by a smaller rule.
-// Under a blocking rule (the NestJS throttler storage's), only admitted
-// requests are recorded: one that would take the window over the limit is
-// refused and starts a block of the key, during which every request is
-// refused and not recorded.
+// Under blocking rules (the NestJS throttler storage's), one request is judged
+// on one or more keys together and recorded only when every key admits it:
+// one that would take a key's window over its limit is refused and starts a
+// block of that key, during which every request to it is refused and not
+// recorded.
 // The same steps run in memory (memory-hit-log.ts) and in one Lua script on
 // Redis (redis-hit-log.ts, src/redis/scripts/hit-log-script.ts).
 
@@ -25,6 +26,12 @@ export interface HitRule {
 export interface BlockingRule extends HitRule {
   /** How long a block lasts, in microseconds (>= 0; 0: no block, the request over the limit is only refused). */
   readonly blockUs: number;
+}
+
+/** One key of a request judged under blocking rules, and its rule. */
+export interface BlockingHit {
+  readonly key: string;
+  readonly rule: BlockingRule;
 }
 
 /** What the log answers for one request. */
@@ -64,12 +71,14 @@ export interface HitLog {
   /** Records a hit for `key` now, judged by `rule`. */
   hit(key: string, rule: HitRule): Promise<RecordedHit>;
   /**
-   * Records a hit for `key` now when it is admitted: no block of the key
-   * lasts, and the window holds fewer than `rule.limit` hits. A refused
-   * request is not recorded; when refused by the count, it is answered with
-   * `count = limit + 1` and, when `rule.blockUs > 0`, starts a block.
+   * Judges one request on every key of `hits` (distinct keys) at one moment,
+   * atomically, and records it on every key when every key admits it: no
+   * block of the key lasts, and its window holds fewer than `rule.limit`
+   * hits. Otherwise nothing is recorded: a key refusing by the count answers
+   * `count = limit + 1` and, when `rule.blockUs > 0`, starts a block; the
+   * others answer their count as {@link read} does. One answer per key, in order.
    */
-  hitOrBlock(key: string, rule: BlockingRule): Promise<BlockingCount>;
+  hitOrBlock(hits: readonly BlockingHit[]): Promise<BlockingCount[]>;
   /** Reads the count of `key` under `rule`, writing nothing. */
   read(key: string, rule: HitRule): Promise<HitCount>;
   /** Removes one recorded hit; nothing happens when it has left already. */

@@ -1,6 +1,6 @@
 import type { MicrosecondClock } from '../../../core/clock.js';
 import { nextMember } from '../../../core/identity.js';
-import { countOf, type BlockingCount, type BlockingRule, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
+import { countOf, type BlockingCount, type BlockingHit, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
 
 /** One key's hits, oldest first, and what any rule used on it needs kept. */
 interface Entry {
@@ -35,49 +35,66 @@ export class MemoryHitLog implements HitLog {
     return Promise.resolve(this.#record(key, rule, this.#clock()));
   }
 
-  hitOrBlock(key: string, rule: BlockingRule): Promise<BlockingCount> {
+  hitOrBlock(hits: readonly BlockingHit[]): Promise<BlockingCount[]> {
     const nowUs = this.#clock();
     this.#sweepBlocks(nowUs);
-    const endsUs = this.#blocks.get(key);
-    if (endsUs !== undefined && endsUs > nowUs) {
-      return Promise.resolve({ ...countOf(this.#live(key, nowUs)?.times ?? [], nowUs, rule, false), blockedUntilUs: endsUs });
-    }
-    const { member: _member, ...count } = this.#record(key, rule, nowUs, true);
-    this.#blocks.delete(key);
-    if (count.count <= rule.limit || rule.blockUs <= 0) return Promise.resolve({ ...count, blockedUntilUs: undefined });
-    this.#blocks.set(key, nowUs + rule.blockUs);
-    return Promise.resolve({ ...count, blockedUntilUs: nowUs + rule.blockUs });
+    // Every key judged before any is written: a block that lasts, else the window's count against the limit.
+    const judged = hits.map(({ key, rule }) => {
+      const endsUs = this.#blocks.get(key);
+      if (endsUs !== undefined && endsUs > nowUs) return { key, rule, blockedUntilUs: endsUs };
+      const entry = this.#kept(key, rule, nowUs);
+      return { key, rule, entry, refused: countOf(entry.times, nowUs, rule, false).count >= rule.limit };
+    });
+    const admitted = judged.every(({ entry, refused }) => entry !== undefined && !refused);
+    return Promise.resolve(
+      judged.map(({ key, rule, entry, refused, blockedUntilUs }) => {
+        if (entry === undefined) return { ...countOf(this.#live(key, nowUs)?.times ?? [], nowUs, rule, false), blockedUntilUs };
+        this.#blocks.delete(key);
+        if (admitted) this.#insert(entry, nowUs, nextMember());
+        if (!refused) return { ...countOf(entry.times, nowUs, rule, admitted), blockedUntilUs: undefined };
+        const endsUs = rule.blockUs > 0 ? nowUs + rule.blockUs : undefined;
+        if (endsUs !== undefined) this.#blocks.set(key, endsUs);
+        return { ...countOf(entry.times, nowUs, rule, true), count: rule.limit + 1, blockedUntilUs: endsUs };
+      }),
+    );
+  }
+
+  /** Records a hit for `key` at `nowUs` and answers as {@link hit}. */
+  #record(key: string, rule: HitRule, nowUs: number): RecordedHit {
+    const entry = this.#kept(key, rule, nowUs);
+    const member = nextMember();
+    this.#insert(entry, nowUs, member);
+    return { ...countOf(entry.times, nowUs, rule, true), member };
   }
 
   /**
-   * Records a hit for `key` at `nowUs` and answers as {@link hit}; with `admittedOnly`, not when the window holds
-   * `limit` hits already (the answer's count is then `limit + 1`), as {@link hitOrBlock}.
+   * The entry of `key` once `rule` is among what it keeps, trimmed of the hits past its largest window, and
+   * marked as hit at `nowUs` (its expiry pushed back, moved to the end of the order).
    */
-  #record(key: string, rule: HitRule, nowUs: number, admittedOnly = false): RecordedHit {
+  #kept(key: string, rule: HitRule, nowUs: number): Entry {
     this.#sweep(nowUs);
     const entry = this.#live(key, nowUs) ?? { times: [], members: [], keptWindowUs: 0, keptCount: 0, expiresAtUs: 0 };
     entry.keptWindowUs = Math.max(entry.keptWindowUs, rule.windowUs);
     entry.keptCount = Math.max(entry.keptCount, rule.limit + 1);
     let gone = 0;
     while (gone < entry.times.length && (entry.times[gone] as number) <= nowUs - entry.keptWindowUs) gone += 1;
-    const member = nextMember();
     entry.times.splice(0, gone);
     entry.members.splice(0, gone);
-    const refused = admittedOnly && countOf(entry.times, nowUs, rule, false).count >= rule.limit;
-    if (!refused) {
-      let at = entry.times.length;
-      while (at > 0 && (entry.times[at - 1] as number) > nowUs) at -= 1; // another clock's hit from the future stays after
-      entry.times.splice(at, 0, nowUs);
-      entry.members.splice(at, 0, member);
-      const over = Math.max(0, entry.times.length - entry.keptCount);
-      entry.times.splice(0, over);
-      entry.members.splice(0, over);
-    }
     entry.expiresAtUs = nowUs + entry.keptWindowUs;
     this.#entries.delete(key);
     this.#entries.set(key, entry);
-    const count = countOf(entry.times, nowUs, rule, true);
-    return { ...count, count: refused ? rule.limit + 1 : count.count, member };
+    return entry;
+  }
+
+  /** Adds a hit at `nowUs` (after any from another clock's future), keeping the newest `keptCount`. */
+  #insert(entry: Entry, nowUs: number, member: string): void {
+    let at = entry.times.length;
+    while (at > 0 && (entry.times[at - 1] as number) > nowUs) at -= 1; // another clock's hit from the future stays after
+    entry.times.splice(at, 0, nowUs);
+    entry.members.splice(at, 0, member);
+    const over = Math.max(0, entry.times.length - entry.keptCount);
+    entry.times.splice(0, over);
+    entry.members.splice(0, over);
   }
 
   read(key: string, rule: HitRule): Promise<HitCount> {

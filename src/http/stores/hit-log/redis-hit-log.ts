@@ -5,20 +5,27 @@ import type { RedisAdapter } from '../../../redis/adapters/adapter.js';
 import { HIT_LOG_SCRIPT } from '../../../redis/scripts/hit-log-script.js';
 import { runScript } from '../../../redis/scripts/run-script.js';
 import { callStore } from '../../../resilience/store-call.js';
-import { BLOCK_KEY_SUFFIX, RULES_KEY_SUFFIX, type BlockingCount, type BlockingRule, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
+import { BLOCK_KEY_SUFFIX, RULES_KEY_SUFFIX, type BlockingCount, type BlockingHit, type BlockingRule, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
 
 /** How long one call may take before it fails with a TimeoutError (the library's default `timeout`). */
 const TIMEOUT_MS = 2000;
 /** Keys per SCAN step and per DEL in `clearAll`. */
 const SCAN_COUNT = 500;
 
-/** Reads the script's `{count, at, blockedUntil}` reply. */
-function replyOf(reply: unknown, nowUs: number, rule: HitRule): BlockingCount {
-  if (!Array.isArray(reply) || reply.length !== 3) throw new TypeError(`Unexpected reply from the hit-log script: ${String(reply)}`);
-  const count = Number(reply[0]);
-  const at = Number(reply[1]);
-  const blockedUntil = Number(reply[2]);
-  return { count, changesAtUs: at < 0 ? undefined : at + rule.windowUs, nowUs, blockedUntilUs: blockedUntil < 0 ? undefined : blockedUntil };
+/** Reads the script's `{count, at, blockedUntil}` triples, one per rule. */
+function repliesOf(reply: unknown, nowUs: number, rules: readonly HitRule[]): BlockingCount[] {
+  if (!Array.isArray(reply) || reply.length !== 3 * rules.length) throw new TypeError(`Unexpected reply from the hit-log script: ${String(reply)}`);
+  return rules.map((rule, i) => {
+    const [count, at, blockedUntil] = reply.slice(3 * i, 3 * i + 3).map(Number) as [number, number, number];
+    return { count, changesAtUs: at < 0 ? undefined : at + rule.windowUs, nowUs, blockedUntilUs: blockedUntil < 0 ? undefined : blockedUntil };
+  });
+}
+
+/** The Cluster hash tag of a key (what is between its first `{` and the next `}`), or the key when it has none. */
+function hashTagOf(key: string): string {
+  const open = key.indexOf('{');
+  const close = open < 0 ? -1 : key.indexOf('}', open + 1);
+  return close > open + 1 ? key.slice(open + 1, close) : key;
 }
 
 /** A count without the block field, which only {@link RedisHitLog.hitOrBlock} reports. */
@@ -45,15 +52,31 @@ export class RedisHitLog implements HitLog {
 
   hit(key: string, rule: HitRule): Promise<RecordedHit> {
     const member = nextMember();
-    return this.#run(key, rule, member).then((count) => ({ ...withoutBlock(count), member }));
+    return this.#run([key], [rule], member, false).then(([count]) => ({ ...withoutBlock(count as BlockingCount), member }));
   }
 
-  hitOrBlock(key: string, rule: BlockingRule): Promise<BlockingCount> {
-    return this.#run(key, rule, nextMember(), rule.blockUs);
+  /**
+   * One script call for every key; on a Cluster, one per hash tag (the keys of one tag share a slot), each
+   * atomic on its own keys only.
+   */
+  hitOrBlock(hits: readonly BlockingHit[]): Promise<BlockingCount[]> {
+    const tags = new Map<string, number[]>();
+    hits.forEach(({ key }, i) => {
+      const tag = this.#redis.isCluster ? hashTagOf(key) : '';
+      tags.set(tag, [...(tags.get(tag) ?? []), i]);
+    });
+    const answers: BlockingCount[] = [];
+    const member = nextMember();
+    const calls = [...tags.values()].map((indexes) =>
+      this.#run(indexes.map((i) => (hits[i] as BlockingHit).key), indexes.map((i) => (hits[i] as BlockingHit).rule), member, true).then((counts) => {
+        indexes.forEach((i, n) => (answers[i] = counts[n] as BlockingCount));
+      }),
+    );
+    return Promise.all(calls).then(() => answers);
   }
 
   read(key: string, rule: HitRule): Promise<HitCount> {
-    return this.#run(key, rule, '').then(withoutBlock);
+    return this.#run([key], [rule], '', false).then(([count]) => withoutBlock(count as BlockingCount));
   }
 
   remove(key: string, member: string): Promise<void> {
@@ -81,17 +104,18 @@ export class RedisHitLog implements HitLog {
     } while (cursor !== '0');
   }
 
-  /** One script call; with `blockUs`, the block key and the block's length go with it (see the script's header). */
-  #run(key: string, rule: HitRule, member: string, blockUs?: number): Promise<BlockingCount> {
+  /** One script call on `keys`, each judged by its rule; with `blocking`, each with its block key and length (see the script's header). */
+  #run(keys: readonly string[], rules: readonly (HitRule | BlockingRule)[], member: string, blocking: boolean): Promise<BlockingCount[]> {
     const nowUs = this.#clock();
-    const keys = [key, key + RULES_KEY_SUFFIX];
-    const args: (string | number)[] = [nowUs, rule.windowUs, rule.limit, member];
-    if (blockUs !== undefined) {
-      keys.push(key + BLOCK_KEY_SUFFIX);
-      args.push(blockUs);
-    }
+    const scriptKeys: string[] = [];
+    const args: (string | number)[] = [nowUs, member, blocking ? 3 : 2];
+    keys.forEach((key, i) => {
+      const rule = rules[i] as BlockingRule;
+      scriptKeys.push(key, key + RULES_KEY_SUFFIX, ...(blocking ? [key + BLOCK_KEY_SUFFIX] : []));
+      args.push(rule.windowUs, rule.limit, ...(blocking ? [rule.blockUs] : []));
+    });
     return this.#call(
-      () => runScript(this.#redis, HIT_LOG_SCRIPT, keys, args, (reply) => replyOf(reply, nowUs, rule)),
+      () => runScript(this.#redis, HIT_LOG_SCRIPT, scriptKeys, args, (reply) => repliesOf(reply, nowUs, rules)),
       member === '' ? 'Reading a count' : 'Recording a hit',
     );
   }
