@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import sinon from 'sinon';
 import { escapeIdentifier } from '../../../src/core/identity.js';
 import { RollingWindowThrottlerGuard, RollingWindowThrottlerStorage } from '../../../src/integrations/nestjs/index.js';
-import { HIT_LOG_SCRIPT } from '../../../src/redis/scripts/hit-log-script.js';
+import { HIT_LOG_SCRIPT } from '../../../src/http/stores/hit-log/hit-log-script.js';
 import { commandsDuring } from '../../support/command-stats.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useRedis, type UsedRedis } from '../../support/redis-server.js';

@@ -12,7 +12,7 @@
 // block of that key, during which every request to it is refused and not
 // recorded.
 // The same steps run in memory (memory-hit-log.ts) and in one Lua script on
-// Redis (redis-hit-log.ts, src/redis/scripts/hit-log-script.ts).
+// Redis (redis-hit-log.ts, hit-log-script.ts).
 
 /** The rule one request is judged by. */
 export interface HitRule {

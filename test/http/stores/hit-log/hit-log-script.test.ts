@@ -6,13 +6,13 @@
 
 import { expect } from 'chai';
 import fc from 'fast-check';
-import { MemoryHitLog } from '../../src/http/stores/hit-log/memory-hit-log.js';
-import { RedisHitLog } from '../../src/http/stores/hit-log/redis-hit-log.js';
-import type { BlockingCount, BlockingRule, HitLog, HitRule } from '../../src/http/stores/hit-log/hit-log.js';
-import { adapterFor } from '../../src/redis/adapters/create-adapter.js';
-import { HIT_LOG_SCRIPT } from '../../src/redis/scripts/hit-log-script.js';
-import { useIORedisClient } from '../support/ioredis-client.js';
-import { uniqueNamespaces } from '../support/namespaces.js';
+import { MemoryHitLog } from '../../../../src/http/stores/hit-log/memory-hit-log.js';
+import { RedisHitLog } from '../../../../src/http/stores/hit-log/redis-hit-log.js';
+import type { BlockingCount, BlockingRule, HitLog, HitRule } from '../../../../src/http/stores/hit-log/hit-log.js';
+import { adapterFor } from '../../../../src/redis/adapters/create-adapter.js';
+import { HIT_LOG_SCRIPT } from '../../../../src/http/stores/hit-log/hit-log-script.js';
+import { useIORedisClient } from '../../../support/ioredis-client.js';
+import { uniqueNamespaces } from '../../../support/namespaces.js';
 
 const keys = uniqueNamespaces('hit-log');
 

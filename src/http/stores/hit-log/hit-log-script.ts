@@ -1,4 +1,4 @@
-import { defineScript } from './redis-script.js';
+import { defineScript } from '../../../redis/scripts/redis-script.js';
 
 /**
  * The hit log of the HTTP stores (src/http/stores/hit-log): every request to a key
