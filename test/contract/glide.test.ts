@@ -2,20 +2,10 @@
 // contract as every other client: every mode, stacks, action ids, batch: true
 // (per slot on a cluster), the model tests and concurrent connections.
 
-import { connectGlide, connectGlideCluster } from '../support/glide-clients.js';
+import { connectGlideCluster, GLIDE_STANDALONE } from '../support/glide-clients.js';
 import { describeRedisBackend } from './redis-backend.js';
 
-describeRedisBackend(
-  {
-    name: 'Valkey GLIDE 2 GlideClient (standalone)',
-    topology: 'standalone',
-    async connect({ rootNodes }) {
-      const client = await connectGlide(rootNodes);
-      return { client, close: async () => client.close() };
-    },
-  },
-  { modelSchedules: 500, stackSchedules: 200, batchSchedules: 200 },
-);
+describeRedisBackend(GLIDE_STANDALONE, { modelSchedules: 500, stackSchedules: 200, batchSchedules: 200 });
 
 describeRedisBackend(
   {

@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { installedProject, packPackage, REPO, run } from '../support/packed-package.js';
+import { installedProject, packedTarball, REPO, run } from '../support/packed-package.js';
 
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
@@ -166,7 +166,7 @@ describe('the packed package, installed in throwaway projects', function () {
 
   before(async function () {
     root = mkdtempSync(join(tmpdir(), 'rwl-packed-'));
-    tarball = await packPackage(root);
+    tarball = await packedTarball();
     setups = startSetups();
   });
 

@@ -34,20 +34,26 @@ export interface Child {
   readonly exited: Promise<ChildRun>;
 }
 
+/** What runs a child's script, when it is not Node. */
+export interface ChildRuntime {
+  /** The executable and the arguments that go before the script, e.g. Bun's binary and its `--preload`. */
+  readonly command: readonly [string, ...string[]];
+  /** The child's environment; default this process's. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
 /**
  * Starts `node --unhandled-rejections=strict --import tsx <script> ...args`
- * from the repository root.
+ * (or `runtime`'s command with the script and args) from the repository root.
  *
  * @param script The program, relative to test/support.
  * @param limitMs A child still running after this long is SIGKILLed (its own PID) and reported `killed`.
  */
-export function startChild(script: string, args: readonly string[], limitMs: number): Child {
+export function startChild(script: string, args: readonly string[], limitMs: number, runtime?: ChildRuntime): Child {
   const path = fileURLToPath(new URL(script, import.meta.url));
   const startedAt = performance.now();
-  const child = spawn(process.execPath, ['--unhandled-rejections=strict', '--import', 'tsx', path, ...args], {
-    cwd: REPO_ROOT,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const [command, ...before] = runtime?.command ?? [process.execPath, '--unhandled-rejections=strict', '--import', 'tsx'];
+  const child = spawn(command, [...before, path, ...args], { cwd: REPO_ROOT, env: runtime?.env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   let pendingLine = '';

@@ -4,6 +4,7 @@
 // (NOSCRIPT, outages), so its logger is set to ERROR before the first client.
 
 import { GlideClient, GlideClusterClient, Logger } from '@valkey/valkey-glide';
+import type { RedisBackend } from '../contract/redis-backend.js';
 import type { ClusterClientKind } from './cluster-clients.js';
 
 /** Where GLIDE connects: hosts and ports. */
@@ -39,6 +40,16 @@ export const GLIDE_CLUSTER_CLIENT: ClusterClientKind = {
   name: 'Valkey GLIDE GlideClusterClient',
   connect: async (cluster) => {
     const client = await connectGlideCluster(cluster.rootNodes);
+    return { client, close: async () => client.close() };
+  },
+};
+
+/** GLIDE's `GlideClient` on one server, as a backend of the contract (test/contract/glide.test.ts, and under Bun). */
+export const GLIDE_STANDALONE: RedisBackend = {
+  name: 'Valkey GLIDE 2 GlideClient (standalone)',
+  topology: 'standalone',
+  async connect({ rootNodes }) {
+    const client = await connectGlide(rootNodes);
     return { client, close: async () => client.close() };
   },
 };

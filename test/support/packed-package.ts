@@ -1,11 +1,13 @@
 // The package as users get it: `npm pack` in this repository (its `prepack`
-// builds dist/) makes the tarball, and throwaway projects in temp directories
-// install it offline (`npm install --offline <tarball>`: it has no
-// dependencies), each with an npm cache of its own. Used by the packed-package
-// test and by the tests that run the package under Bun and Deno.
+// builds dist/) makes the tarball, once per test run however many files ask
+// for it, and throwaway projects in temp directories install it offline
+// (`npm install --offline <tarball>`: it has no dependencies), each with an
+// npm cache of its own. Used by the packed-package test and by the tests that
+// run the package under Bun and Deno.
 
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -39,14 +41,24 @@ export function run(
   });
 }
 
-/** Packs this repository into `root/pack` and returns the tarball's path. */
-export async function packPackage(root: string): Promise<string> {
-  const packDirectory = join(root, 'pack');
-  mkdirSync(packDirectory);
-  await run(NPM, ['pack', '--silent', '--pack-destination', packDirectory], REPO);
-  const packed = readdirSync(packDirectory).filter((file) => file.endsWith('.tgz'));
-  if (packed.length !== 1) throw new Error(`npm pack made ${packed.length} tarballs in ${packDirectory}`);
-  return join(packDirectory, packed[0] as string);
+let packed: Promise<string> | undefined;
+
+/**
+ * The path of this repository's tarball. The first call packs it (the build
+ * takes most of the time) into a temp directory removed when the process
+ * exits; every later call in the same process, from any test file, gets that
+ * same file (or the same failure).
+ */
+export function packedTarball(): Promise<string> {
+  packed ??= (async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'rwl-pack-'));
+    process.once('exit', () => rmSync(directory, { recursive: true, force: true }));
+    await run(NPM, ['pack', '--silent', '--pack-destination', directory], REPO);
+    const tarballs = readdirSync(directory).filter((file) => file.endsWith('.tgz'));
+    if (tarballs.length !== 1) throw new Error(`npm pack made ${tarballs.length} tarballs in ${directory}`);
+    return join(directory, tarballs[0] as string);
+  })();
+  return packed;
 }
 
 /** Makes `root/name` a project with this package.json and the tarball installed offline; returns its directory. */

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installedProject, packPackage, REPO } from './packed-package.js';
+import { installedProject, packedTarball, REPO } from './packed-package.js';
 
 /** A runtime's binary and the version it reports. */
 export interface RuntimeBinary {
@@ -49,7 +49,7 @@ export interface RuntimeProject {
 /**
  * Registers `before` and `after` hooks on the calling describe block: the
  * runtime's binary (failing the block with the fix when it is missing), the
- * package packed and installed in `<runtime>-consumer` in a temp directory,
+ * package (packed once per run) installed in `<runtime>-consumer` in a temp directory,
  * and that directory removed afterwards.
  */
 export function useRuntimeProject(runtime: keyof typeof BINARIES): () => RuntimeProject {
@@ -59,7 +59,7 @@ export function useRuntimeProject(runtime: keyof typeof BINARIES): () => Runtime
     this.timeout(180_000);
     const binary = runtimeBinary(runtime);
     root = mkdtempSync(join(tmpdir(), `rwl-${runtime}-`));
-    const directory = await installedProject(root, `${runtime}-consumer`, { type: 'module' }, await packPackage(root));
+    const directory = await installedProject(root, `${runtime}-consumer`, { type: 'module' }, await packedTarball());
     project = { binary, directory, root };
   });
   after(() => {

@@ -97,7 +97,7 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
     if (!info.blocked) {
       await next();
       // After the handler, so that they reach a Response it built itself too; a header it set is its own.
-      for (const [name, value] of Object.entries(headers)) if (!c.res.headers.has(name)) c.header(name, value);
+      for (const [name, value] of Object.entries(headers)) if (!c.res.headers.has(name)) setOnResponse(c, name, value);
       return;
     }
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
@@ -106,6 +106,21 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
     const { text, contentType } = await limitedBody(message, c, info);
     return c.body(text, 429, { 'Content-Type': contentType });
   };
+}
+
+/**
+ * Sets a header on the handler's Response in place, as Hono's own
+ * secureHeaders does. `c.header` would copy the Response, and on Bun the copy
+ * loses the Content-Type that Bun gives a body it knows only when it sends it
+ * (`c.text('ok')` went out as `application/octet-stream`). A Response whose
+ * headers cannot change (one from `fetch()`) is copied by `c.header` instead.
+ */
+function setOnResponse(c: Context, name: string, value: string): void {
+  try {
+    c.res.headers.set(name, value);
+  } catch {
+    c.header(name, value);
+  }
 }
 
 /**

@@ -20,6 +20,7 @@ function appWith<Limiter extends HttpRateLimiter>(options: RateLimitOptions<Limi
   const app = new Hono().use(rateLimit(options));
   app.get('/', (c) => c.text('ok'));
   app.get('/raw', () => new Response('raw'));
+  app.get('/redirect', () => Response.redirect('http://127.0.0.1/elsewhere', 302)); // headers that cannot change
   app.get('/seen', (c) => c.json({ blocked: c.get('rateLimit').blocked, remaining: c.get('rateLimit').actionsRemaining }));
   app.onError((error, c) => c.json({ name: error.name, message: error.message }, 500));
   return app as unknown as Hono;
@@ -63,7 +64,10 @@ describe('rateLimit (Hono, in process)', () => {
     const raw = await request(app, '/raw');
     expect([raw.status, raw.body]).to.deep.equal([200, 'raw']);
     expect(raw.headers).to.deep.equal({ 'RateLimit-Policy': '"raw";q=5;w=1', RateLimit: '"raw";r=4' });
-    expect(JSON.parse((await request(app, '/seen')).body)).to.deep.equal({ blocked: false, remaining: 3 });
+    const redirect = await app.request('/redirect');
+    expect([redirect.status, redirect.headers.get('location')]).to.deep.equal([302, 'http://127.0.0.1/elsewhere']);
+    expect(rateLimitHeaders(redirect), 'on a Response whose headers cannot change, through a copy').to.deep.equal({ 'RateLimit-Policy': '"raw";q=5;w=1', RateLimit: '"raw";r=3' });
+    expect(JSON.parse((await request(app, '/seen')).body)).to.deep.equal({ blocked: false, remaining: 2 });
   });
 
   it('lets skipped requests through uncounted and without headers', async () => {

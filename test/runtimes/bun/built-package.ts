@@ -1,8 +1,9 @@
-// Preloaded by `bun --preload` before the contract runs under Bun: every
-// import of this repository's src/index.js resolves to the package installed
-// in the throwaway project named by RWL_CONSUMER_DIR (its `import` entry, as a
-// user's code gets it), and loading any other file of src/ is an error. So
-// the very contract files that run on Node test the built package here.
+// Preloaded by `bun --preload` before tests run under Bun: every import of
+// this repository's src/index.js resolves to the package installed in the
+// throwaway project named by RWL_CONSUMER_DIR (its `import` entry, as a user's
+// code gets it), src/http/hono/hono-middleware.js to its `/hono` entry, and
+// loading any other file of src/ is an error. So the very files that run on
+// Node test the built package here.
 
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +22,7 @@ const consumer = process.env.RWL_CONSUMER_DIR;
 if (consumer === undefined) throw new Error('RWL_CONSUMER_DIR names the project the package is installed in');
 
 const entry = bun.resolveSync('rolling-window-limiter', consumer);
+const honoEntry = bun.resolveSync('rolling-window-limiter/hono', consumer);
 const src = fileURLToPath(new URL('../../../src/', import.meta.url));
 const escaped = src.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 
@@ -28,6 +30,7 @@ bun.plugin({
   name: 'rolling-window-limiter, as installed',
   setup(builder) {
     builder.onResolve({ filter: /(^|\/)src\/index\.js$/ }, () => ({ path: entry }));
+    builder.onResolve({ filter: /(^|\/)src\/http\/hono\/hono-middleware\.js$/ }, () => ({ path: honoEntry }));
     builder.onLoad({ filter: new RegExp(`^${escaped}`) }, (args) => {
       throw new Error(`${args.path} was loaded: under Bun the tests use the installed package alone`);
     });
@@ -36,3 +39,5 @@ bun.plugin({
 
 /** Where the library was loaded from (printed by the runner, checked by test/runtimes/bun.test.ts). */
 export const LIBRARY_ENTRY = entry;
+/** Where `rolling-window-limiter/hono` was loaded from (printed by test/runtimes/bun/hono-server.ts). */
+export const HONO_ENTRY = honoEntry;
