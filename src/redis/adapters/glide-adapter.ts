@@ -23,8 +23,7 @@
 
 import type { RedisAdapter } from './adapter.js';
 import { hasMembers, type GlideLikeClient, type RedisCommand } from './client-types.js';
-import { maxRetries, redirectionOf, retryPauseMs } from './cluster-redirection.js';
-import { pause } from './cluster-resend.js';
+import { retryRedirected } from './cluster-redirection.js';
 import { execReplies } from './exec-replies.js';
 import { GlideSlotMap } from './glide-slot-map.js';
 import { scriptCommand } from './node-redis-commands.js';
@@ -102,7 +101,7 @@ export class GlideAdapter implements RedisAdapter {
     const route = { route: { type: 'primarySlotKey', key } } as const;
     const send = (): Promise<unknown> => this.#calls.customCommand(command, route).catch(throwRedisError);
     return send()
-      .catch((error: unknown) => sendAgain(error, send))
+      .catch((error: unknown) => retryRedirected(error, send))
       .catch((error: unknown) => {
         this.#slots?.markStale();
         throw error;
@@ -112,21 +111,6 @@ export class GlideAdapter implements RedisAdapter {
 
 function throwRedisError(error: unknown): never {
   throw redisErrorOf(error);
-}
-
-/** Sends a call refused by a redirection again (after the pauses of cluster-redirection.ts); any other error is thrown as it is. */
-async function sendAgain(error: unknown, send: () => Promise<unknown>): Promise<unknown> {
-  let last = error;
-  for (let retry = 1; ; retry++) {
-    const redirection = redirectionOf(last);
-    if (redirection === undefined || retry > maxRetries(redirection)) throw last;
-    await pause(retryPauseMs(retry, redirection));
-    try {
-      return await send();
-    } catch (next) {
-      last = next;
-    }
-  }
 }
 
 /** True when `client` looks like a Valkey GLIDE `GlideClient` or `GlideClusterClient`. */
