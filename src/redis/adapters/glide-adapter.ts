@@ -26,7 +26,7 @@ import { hasMembers, type GlideLikeClient, type RedisCommand } from './client-ty
 import { retryRedirected } from './cluster-redirection.js';
 import { execReplies } from './exec-replies.js';
 import { GlideSlotMap } from './glide-slot-map.js';
-import { scriptCommand } from './node-redis-commands.js';
+import { scriptCommand, stringsOf } from './node-redis-commands.js';
 import { ATOMIC_BLOCK_SCRIPT } from '../scripts/atomic-block-script.js';
 import { runScript } from '../scripts/run-script.js';
 
@@ -75,11 +75,7 @@ export class GlideAdapter implements RedisAdapter {
 
   /** The commands in one call of the atomic block script, keyed (and on a cluster routed) by the first command's key. */
   transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
-    const args: string[] = [];
-    for (const command of commands) {
-      args.push(String(command.length));
-      for (const arg of command) args.push(typeof arg === 'string' ? arg : String(arg));
-    }
+    const args = commands.flatMap((command) => [String(command.length), ...stringsOf(command)]);
     return runScript(this, ATOMIC_BLOCK_SCRIPT, [String(commands[0]?.[1] ?? '')], args, execReplies);
   }
 

@@ -24,7 +24,7 @@ import { ClusterSlotMap } from './cluster-slot-map.js';
 import { StallWatch } from './cluster-stall-watch.js';
 import { execReplies } from './exec-replies.js';
 import { scriptCommand, stringsOf } from './node-redis-commands.js';
-import { nodeRedisConnectionProblem, whenOpen } from './node-redis-connection.js';
+import { nodeRedisConnectionProblem, whenOpen } from './node-redis-adapter.js';
 
 /**
  * {@link RedisAdapter} for a node-redis (`redis` v4 or v5) cluster client made
