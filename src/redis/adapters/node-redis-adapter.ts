@@ -2,7 +2,7 @@ import { StoreError } from '../../errors/store-error.js';
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import type { RedisAdapter } from './adapter.js';
 import { hasMembers, type NodeRedisLikeClient, type NodeRedisLikeCluster, type NodeRedisLikeSentinel, type RedisCommand } from './client-types.js';
-import { ConnectionMonitor } from './connection-monitor.js';
+import { monitorConnection } from './connection-monitor.js';
 import { execReplies } from './exec-replies.js';
 import { scriptCommand, stringsOf } from './node-redis-commands.js';
 
@@ -29,7 +29,7 @@ export class NodeRedisAdapter implements RedisAdapter {
   readonly supportsScripts = true;
   readonly #calls: PrimaryCalls;
   readonly #lead: Lead;
-  readonly #monitor: ConnectionMonitor;
+  readonly #problem: (summary: string) => ConnectionProblem;
 
   constructor(client: NodeRedisLikeClient, sentinel?: false);
   constructor(client: NodeRedisLikeSentinel, sentinel: true);
@@ -38,7 +38,7 @@ export class NodeRedisAdapter implements RedisAdapter {
     this.kind = sentinel ? 'node-redis sentinel' : 'node-redis';
     this.#calls = client as unknown as PrimaryCalls;
     this.#lead = sentinel ? [false] : [];
-    this.#monitor = new ConnectionMonitor(client);
+    this.#problem = monitorConnection(client);
   }
 
   transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
@@ -58,7 +58,7 @@ export class NodeRedisAdapter implements RedisAdapter {
   }
 
   connectionProblem(): ConnectionProblem | undefined {
-    return nodeRedisConnectionProblem(this.kind, this.client, this.#monitor.lastError);
+    return nodeRedisConnectionProblem(this.kind, this.client, this.#problem);
   }
 
   #send(command: string[]): Promise<unknown> {
@@ -95,14 +95,15 @@ export function whenOpen<T>(client: { readonly isOpen: boolean }, kind: string, 
   );
 }
 
-/** What is wrong with a node-redis client's connection, from `isOpen` and `isReady`, or undefined when it looks ready. */
+/**
+ * What is wrong with a node-redis client's connection, from `isOpen` and
+ * `isReady`, or undefined when it looks ready; `problem` adds the cause.
+ */
 export function nodeRedisConnectionProblem(
   kind: string,
   client: { readonly isOpen: boolean; readonly isReady?: boolean },
-  lastError: Error | undefined,
+  problem: (summary: string) => ConnectionProblem,
 ): ConnectionProblem | undefined {
   if (!client.isOpen) return { summary: `the ${kind} client is not connected (isOpen is false): call \`await client.connect()\` first` };
-  if (client.isReady !== false) return undefined;
-  const summary = `the ${kind} client has lost its connection and is reconnecting (isReady is false)`;
-  return lastError === undefined ? { summary } : { summary, cause: lastError };
+  return client.isReady === false ? problem(`the ${kind} client has lost its connection and is reconnecting (isReady is false)`) : undefined;
 }

@@ -78,7 +78,7 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
 
   /** What the client shows: only whether it is open (a cluster client has a connection per node). */
   connectionProblem(): ConnectionProblem | undefined {
-    return nodeRedisConnectionProblem(this.kind, { isOpen: this.client.isOpen }, undefined);
+    return nodeRedisConnectionProblem(this.kind, { isOpen: this.client.isOpen }, (summary) => ({ summary }));
   }
 
   #script(command: string[], key: string | undefined): Promise<unknown> {
