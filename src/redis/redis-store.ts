@@ -95,6 +95,6 @@ export class RedisStore implements Store {
   }
 
   slotOwner(key: string): string | undefined {
-    return this.#redis.isCluster ? this.#redis.slotOwner?.(key) : undefined;
+    return this.#redis.slotOwner?.(key);
   }
 }
