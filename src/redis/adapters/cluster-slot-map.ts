@@ -39,12 +39,10 @@ export class ClusterSlotMap {
   }
 
   /**
-   * Sends `commands`, refused with `error` by a redirection, again (see
-   * `retryRedirected`): to the node the answer named, or to the master the
-   * client holds for `key`'s slot once its map is refreshed, with `ASKING`
-   * and the commands queued together on that node's connection (see
-   * {@link sendTogether}). Resolves with the last reply. Without a readable
-   * map, no call can be sent to a node by hand: `error` is thrown as it is.
+   * Sends `commands`, refused with `error`, again while redirected (see
+   * `retryRedirected`): to the node the answer named, or to the master of
+   * `key`'s slot once the map is refreshed. Resolves with the last reply.
+   * Without a readable map nothing can be sent by hand: `error` is thrown.
    */
   async resend(error: unknown, key: string, commands: readonly string[][]): Promise<unknown> {
     const cluster = this.#client;
@@ -93,11 +91,10 @@ export class ClusterSlotMap {
 }
 
 /**
- * Sends `commands` to one node back to back, in one turn of the event loop, so
- * that they sit together in its connection's queue: `ASKING` first when asked
- * (node-redis 4 sends it apart from its command, so under concurrency another
- * command can take it), then the commands. Resolves with the last reply;
- * rejects with the first error (an ASK or MOVED before EXEC's EXECABORT).
+ * Sends `commands` (after `ASKING` when asked) to one node in one turn of the
+ * event loop, so that nothing comes between them in its connection's queue.
+ * Resolves with the last reply; rejects with the first error (an ASK or MOVED
+ * before EXEC's EXECABORT).
  */
 async function sendTogether(node: NodeConnection, asking: boolean, commands: readonly string[][]): Promise<unknown> {
   const sent = (asking ? [['ASKING'], ...commands] : commands).map((command) => node.sendCommand(command));

@@ -14,12 +14,7 @@ const RESCUE_INTERVAL_MS = 300;
 /** A call unanswered for this long is no longer watched (its caller timed out long ago). */
 const FORGET_MS = 60_000;
 
-/**
- * The calls of one cluster client not answered yet, and the one watchdog that
- * runs while any of them stalls. The adapter of a client owns it, and there
- * is one adapter per client, so a client has one watchdog however many
- * limiters use it.
- */
+/** The calls of one cluster client not answered yet, and the one watchdog (the adapter's) that runs while any of them stalls. */
 export class StallWatch {
   /** Calls not answered yet (when each started, and its key), oldest first. */
   readonly #pending = new Set<{ readonly startedAt: number; readonly key: string }>();

@@ -8,12 +8,7 @@
 import { errorMonitor } from 'node:events';
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 
-/**
- * Records `client`'s error events from now on (the adapter calls it once: a
- * client gets one listener however many limiters share it), and gives a
- * function that makes a {@link ConnectionProblem} of a summary, caused by the
- * last error recorded, if any.
- */
+/** Records `client`'s error events (once per adapter, so once per client); gives the problem of a summary, with the last error as its cause. */
 export function monitorConnection(client: object): (summary: string) => ConnectionProblem {
   let lastError: Error | undefined;
   const { on } = client as { on?: unknown };

@@ -57,11 +57,7 @@ export class IORedisAdapter implements RedisAdapter {
     return slots?.[keySlot(key)]?.[0];
   }
 
-  /**
-   * From ioredis's `status`: anything but `'ready'` means the client is not
-   * connected. Its last connection error is known only when the application
-   * listens for ioredis's `error` events (ioredis emits none otherwise).
-   */
+  /** From ioredis's `status`: anything but `'ready'` means the client is not connected. */
   connectionProblem(): ConnectionProblem | undefined {
     const { status } = this.client;
     if (status === undefined || status === 'ready') return undefined;

@@ -71,11 +71,7 @@ export function isNodeRedisClient(client: object): client is NodeRedisLikeClient
   return hasMembers(client, { sendCommand: 'function', multi: 'function', isOpen: 'boolean' });
 }
 
-/**
- * True when `client` looks like a node-redis Sentinel client: it also has
- * `sendCommand`, `multi` and `isOpen`, but takes a read-only flag first, and
- * knows its sentinels.
- */
+/** True when `client` looks like a node-redis Sentinel client (which also passes for a node-redis client): it knows its sentinels. */
 export function isNodeRedisSentinel(client: object): client is NodeRedisLikeSentinel {
   return hasMembers(client, { getSentinelNode: 'function', getMasterNode: 'function', sendCommand: 'function', multi: 'function' });
 }
