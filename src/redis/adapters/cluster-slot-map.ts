@@ -3,8 +3,7 @@
 // connection to each node. And the one way to make the client re-read its
 // slot map: a command through the client that some master answers with MOVED.
 
-import type { NodeRedisLikeCluster } from './client-types.js';
-import { hasMembers } from './client-types.js';
+import { hasMembers, type NodeRedisLikeCluster } from './client-types.js';
 import { retryRedirected } from './cluster-redirection.js';
 import { keySlot } from './key-slot.js';
 
