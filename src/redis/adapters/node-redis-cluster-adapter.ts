@@ -13,9 +13,9 @@
 //   another command can take the ASKING and the command is refused.
 //
 // On such an answer the adapter refreshes the client's slot map and sends the
-// call again itself (ClusterSlotMap.resend). And since node-redis waits forever on
-// a master that died, it watches its calls and has the slot map re-read
-// through a live master when they stall (cluster-stall-watch.ts).
+// call again itself (ClusterSlotMap.resend). And since node-redis waits
+// forever on a master that died, it watches its calls and has the slot map
+// re-read through a live master when they stall (cluster-stall-watch.ts).
 
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import type { RedisAdapter } from './adapter.js';
