@@ -26,68 +26,60 @@ export type RedisPath = 'script' | 'batch' | 'multi';
 
 /** The Redis store: one client, one way to decide. */
 export class RedisStore implements Store {
-  readonly #redis: RedisAdapter;
-  readonly #path: RedisPath;
-
-  constructor(redis: RedisAdapter, path: RedisPath) {
-    this.#redis = redis;
-    this.#path = path;
-  }
-
-  /** The way this store decides. */
-  get path(): RedisPath {
-    return this.#path;
-  }
-
   /** The adapter of the store's client. */
-  get adapter(): RedisAdapter {
-    return this.#redis;
+  readonly adapter: RedisAdapter;
+  /** The way this store decides. */
+  readonly path: RedisPath;
+
+  constructor(adapter: RedisAdapter, path: RedisPath) {
+    this.adapter = adapter;
+    this.path = path;
   }
 
   /** A store on the same client that decides another way (a stack's own, for example with `batch: true`). */
   withPath(path: RedisPath): RedisStore {
-    return path === this.#path ? this : new RedisStore(this.#redis, path);
+    return path === this.path ? this : new RedisStore(this.adapter, path);
   }
 
   get name(): string {
-    return this.#redis.kind;
+    return this.adapter.kind;
   }
 
   async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
-    if (this.#path === 'batch') return batcherFor(this.#redis).decide({ tiers, now, dryRun: false, actionId });
-    if (this.#path === 'script') return decideWithScript(this.#redis, { tiers, now, dryRun: false, actionId });
+    if (this.path === 'batch') return batcherFor(this.adapter).decide({ tiers, now, dryRun: false, actionId });
+    if (this.path === 'script') return decideWithScript(this.adapter, { tiers, now, dryRun: false, actionId });
     if (actionId !== undefined) {
       // Action ids come with each call, so this is the one refusal that cannot be made when the limiter is built.
       throw new UnsupportedError(
-        `Action ids need the decide script, and this limiter decides with plain commands (${this.#redis.supportsScripts ? '`useScript: false`' : `${this.#redis.kind} cannot run scripts`})`,
+        `Action ids need the decide script, and this limiter decides with plain commands (${this.adapter.supportsScripts ? '`useScript: false`' : `${this.adapter.kind} cannot run scripts`})`,
       );
     }
-    return attemptWithMulti(this.#redis, tiers[0] as Tier, now as number);
+    return attemptWithMulti(this.adapter, tiers[0] as Tier, now as number);
   }
 
   async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
-    if (this.#path === 'batch') return batcherFor(this.#redis).decide({ tiers, now, dryRun: true });
-    if (now !== undefined) return peekWithMulti(this.#redis, tiers, now);
-    return decideWithScript(this.#redis, { tiers, now, dryRun: true });
+    if (this.path === 'batch') return batcherFor(this.adapter).decide({ tiers, now, dryRun: true });
+    if (now !== undefined) return peekWithMulti(this.adapter, tiers, now);
+    return decideWithScript(this.adapter, { tiers, now, dryRun: true });
   }
 
   async clear(keys: readonly string[]): Promise<void> {
-    await this.#redis.transaction(keys.flatMap((key) => [['del', key], ['del', actionRecordsKey(key)]]));
+    await this.adapter.transaction(keys.flatMap((key) => [['del', key], ['del', actionRecordsKey(key)]]));
   }
 
   async undo(keys: readonly string[], actionId: string): Promise<boolean> {
     const member = admittedMember(actionId);
-    const replies = await this.#redis.transaction(keys.flatMap((key) => [['zrem', key, member], ['zrem', actionRecordsKey(key), member]]));
+    const replies = await this.adapter.transaction(keys.flatMap((key) => [['zrem', key, member], ['zrem', actionRecordsKey(key), member]]));
     // Every other reply is the key's own.
     return replies.some((reply, i) => i % 2 === 0 && readInteger(reply, 'ZREM') > 0);
   }
 
   connectionProblem(): ConnectionProblem | undefined {
-    return this.#redis.connectionProblem?.();
+    return this.adapter.connectionProblem?.();
   }
 
   sharesKeysWith(other: Store): boolean {
-    return other instanceof RedisStore && other.#redis.client === this.#redis.client;
+    return other instanceof RedisStore && other.adapter.client === this.adapter.client;
   }
 
   canDecideWith(other: Store): boolean {
@@ -95,6 +87,6 @@ export class RedisStore implements Store {
   }
 
   slotOwner(key: string): string | undefined {
-    return this.#redis.isCluster ? this.#redis.slotOwner?.(key) : undefined;
+    return this.adapter.slotOwner?.(key);
   }
 }

@@ -27,12 +27,6 @@ export function readInteger(reply: unknown, what: string): number {
   return value;
 }
 
-function readScore(reply: unknown, what: string, whole: unknown): number {
-  const score = typeof reply === 'string' ? Number(reply) : reply;
-  if (typeof score !== 'number' || !Number.isFinite(score)) throw unexpected(what, whole);
-  return score;
-}
-
 /**
  * Reads a `ZRANGE ... WITHSCORES` reply, in either shape clients give it: a
  * flat `[member, score, member, score]` array (RESP2) or an array of
@@ -40,19 +34,12 @@ function readScore(reply: unknown, what: string, whole: unknown): number {
  */
 export function readScoredMembers(reply: unknown, what: string): ScoredMember[] {
   if (!Array.isArray(reply)) throw unexpected(what, reply);
-  const entries: ScoredMember[] = [];
-  if (reply.length > 0 && Array.isArray(reply[0])) {
-    for (const pair of reply) {
-      if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') throw unexpected(what, reply);
-      entries.push({ member: pair[0], score: readScore(pair[1], what, reply) });
-    }
-    return entries;
-  }
-  if (reply.length % 2 !== 0) throw unexpected(what, reply);
-  for (let i = 0; i < reply.length; i += 2) {
-    const member: unknown = reply[i];
-    if (typeof member !== 'string') throw unexpected(what, reply);
-    entries.push({ member, score: readScore(reply[i + 1], what, reply) });
-  }
-  return entries;
+  const items: unknown[] = reply;
+  const pairs = Array.isArray(items[0]) ? items : Array.from({ length: Math.ceil(items.length / 2) }, (_, i) => items.slice(2 * i, 2 * i + 2));
+  return pairs.map((pair) => {
+    if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'string') throw unexpected(what, reply);
+    const score: unknown = typeof pair[1] === 'string' ? Number(pair[1]) : pair[1];
+    if (typeof score !== 'number' || !Number.isFinite(score)) throw unexpected(what, reply);
+    return { member: pair[0], score };
+  });
 }

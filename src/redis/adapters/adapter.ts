@@ -3,14 +3,10 @@ import type { RedisCommand } from './client-types.js';
 
 /**
  * The small interface through which the Redis store talks to any client. An
- * adapter sends commands and hands back raw replies; it never interprets
- * them. A reply may be a number, a string, null, or an array of replies.
- *
- * There is one adapter per client (`adapterFor` in create-adapter.ts), and
- * what the library keeps per client lives on it: its connection monitor, on
- * a node-redis Cluster its stall watch, and the batcher of `batch: true`
- * (the `batcher` member, which decide/decision-batcher.ts declares and makes:
- * the adapters know nothing of batches).
+ * adapter sends commands and hands back raw replies (numbers, strings, null,
+ * arrays of replies); it never interprets them. There is one per client (see
+ * `adapterFor`); the batcher of `batch: true` hangs on it as the `batcher`
+ * member, which decide/decision-batcher.ts declares: adapters know nothing of batches.
  */
 export interface RedisAdapter {
   /** The user's client, to tell whether two limiters share one. */
@@ -31,21 +27,12 @@ export interface RedisAdapter {
   evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
   /** `EVAL script numkeys ...keys ...args`. */
   eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
-  /**
-   * What the client shows is wrong with its connection right now (not
-   * connected, and its last connection error), or undefined when it looks
-   * connected or cannot tell. Read when a call times out, to explain the
-   * {@link TimeoutError}; it never sends anything.
-   */
+  /** What the client shows is wrong with its connection, read (nothing sent) to explain a {@link TimeoutError}; undefined when it looks connected or cannot tell. */
   connectionProblem?(): ConnectionProblem | undefined;
   /**
    * On a Cluster: the master (`host:port`) that holds `key`'s hash slot by the
-   * client's slot map at this moment, or undefined while the client has no
-   * map entry for it. Each master is its own failure domain: the limiter keeps
-   * a circuit breaker per master, so that a dead master stops calls only for
-   * the ids it holds. Undefined (or absent) for clients of one server
-   * (standalone, Sentinel), whose connection is their one failure domain. It
-   * never sends anything.
+   * client's slot map, never sent, or undefined while the map has no entry
+   * for it (see `Store.slotOwner`). Undefined or absent for one server.
    */
   slotOwner?(key: string): string | undefined;
 }

@@ -21,23 +21,16 @@ export class CallbackRedisAdapter implements RedisAdapter {
 
   transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
     return new Promise((resolve, reject) => {
-      this.client.multi(commands.map((command) => [...command])).exec((error, replies) => {
-        if (error) return reject(error);
-        try {
-          resolve(execReplies(replies));
-        } catch (replyError) {
-          reject(replyError instanceof Error ? replyError : new Error(String(replyError)));
-        }
-      });
-    });
+      this.client.multi(commands.map((command) => [...command])).exec((error, replies) => (error ? reject(error) : resolve(replies)));
+    }).then(execReplies);
   }
 
-  evalsha(): Promise<unknown> {
-    return Promise.reject(new UnsupportedError(`${this.kind} cannot run Lua scripts`));
+  async evalsha(): Promise<unknown> {
+    return this.eval();
   }
 
-  eval(): Promise<unknown> {
-    return Promise.reject(new UnsupportedError(`${this.kind} cannot run Lua scripts`));
+  async eval(): Promise<unknown> {
+    throw new UnsupportedError(`${this.kind} cannot run Lua scripts`);
   }
 }
 

@@ -6,7 +6,8 @@
 // command of the MULTI was refused when queued, which for the limiter's own
 // well-formed commands means one of the above (node-redis 4 reports only it).
 // In every case Redis ran nothing, so sending the call again cannot record an
-// attempt twice.
+// attempt twice: both cluster adapters (node-redis, GLIDE) do, through
+// `retryRedirected`.
 
 /**
  * What a refusal says: where to go (`moved`, `ask`), to try again soon
@@ -45,4 +46,25 @@ export function retryPauseMs(retry: number, redirection: Redirection): number {
   if (redirection.kind === 'down') return 100;
   if (retry === 1 && redirection.kind !== 'retry') return 0;
   return Math.min(200, 5 * 2 ** (retry - 1));
+}
+
+/**
+ * Makes a call refused with `error` again by `retry` (given the redirection
+ * and the refusal), up to {@link maxRetries} times, each after a pause of
+ * {@link retryPauseMs}, for as long as it is refused; any other error is
+ * thrown as it is.
+ */
+export async function retryRedirected<T>(error: unknown, retry: (redirection: Redirection, refusal: unknown) => Promise<T>): Promise<T> {
+  let last = error;
+  for (let tries = 1; ; tries++) {
+    const redirection = redirectionOf(last);
+    if (redirection === undefined || tries > maxRetries(redirection)) throw last;
+    const pauseMs = retryPauseMs(tries, redirection);
+    if (pauseMs > 0) await new Promise((resolve) => setTimeout(resolve, pauseMs).unref());
+    try {
+      return await retry(redirection, last);
+    } catch (next) {
+      last = next;
+    }
+  }
 }

@@ -3,12 +3,12 @@
 // connection to each node. And the one way to make the client re-read its
 // slot map: a command through the client that some master answers with MOVED.
 
-import type { NodeRedisLikeCluster } from './client-types.js';
-import { hasMembers } from './client-types.js';
+import { hasMembers, type NodeRedisLikeCluster } from './client-types.js';
+import { retryRedirected } from './cluster-redirection.js';
 import { keySlot } from './key-slot.js';
 
 /** A connection to one node, as node-redis's `nodeClient()` gives it. */
-export interface NodeConnection {
+interface NodeConnection {
   sendCommand(args: string[]): Promise<unknown>;
 }
 
@@ -32,23 +32,27 @@ export class ClusterSlotMap {
     this.#client = client;
   }
 
-  /** Whether the client shows its nodes and slots: without them, no call can be sent to a node by hand. */
-  get readable(): boolean {
-    return hasNodes(this.#client);
-  }
-
   /** The address (`host:port`) of the master the client's map holds for `key`'s slot. */
   ownerOf(key: string): string | undefined {
     return hasNodes(this.#client) ? this.#client.slots[keySlot(key)]?.master?.address : undefined;
   }
 
-  /** The connection to the node at `address`, or to the master the client holds for `key`'s slot. */
-  async connectionTo(address: string | undefined, key: string): Promise<NodeConnection | undefined> {
+  /**
+   * Sends `commands`, refused with `error`, again while redirected (see
+   * `retryRedirected`): to the node the answer named, or to the master of
+   * `key`'s slot once the map is refreshed. Resolves with the last reply.
+   * Without a readable map nothing can be sent by hand: `error` is thrown.
+   */
+  async resend(error: unknown, key: string, commands: readonly string[][]): Promise<unknown> {
     const cluster = this.#client;
-    if (!hasNodes(cluster)) return undefined;
-    const at = address ?? this.ownerOf(key);
-    const node = at === undefined ? undefined : cluster.nodeByAddress.get(at);
-    return node === undefined ? undefined : await cluster.nodeClient(node);
+    if (!hasNodes(cluster)) throw error;
+    return retryRedirected(error, async (redirection, refusal) => {
+      if (redirection.kind !== 'ask') await this.#refresh(key);
+      const at = redirection.address ?? this.ownerOf(key);
+      const node = at === undefined ? undefined : cluster.nodeByAddress.get(at);
+      if (node === undefined) throw refusal;
+      return sendTogether(await cluster.nodeClient(node), redirection.kind === 'ask', commands);
+    });
   }
 
   /**
@@ -57,7 +61,7 @@ export class ClusterSlotMap {
    * if the slot has moved, and node-redis then re-reads the map. One at a
    * time: concurrent calls share the refresh in flight.
    */
-  refresh(key: string): Promise<unknown> {
+  #refresh(key: string): Promise<unknown> {
     this.#refreshing ??= this.#client
       .sendCommand(key, false, ['EXISTS', key])
       .catch(() => undefined)
@@ -83,4 +87,17 @@ export class ClusterSlotMap {
       return;
     }
   }
+}
+
+/**
+ * Sends `commands` (after `ASKING` when asked) to one node in one turn of the
+ * event loop, so that nothing comes between them in its connection's queue.
+ * Resolves with the last reply; rejects with the first error (an ASK or MOVED
+ * before EXEC's EXECABORT).
+ */
+async function sendTogether(node: NodeConnection, asking: boolean, commands: readonly string[][]): Promise<unknown> {
+  const sent = (asking ? [['ASKING'], ...commands] : commands).map((command) => node.sendCommand(command));
+  const outcomes = await Promise.allSettled(sent);
+  for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
+  return (outcomes[outcomes.length - 1] as PromiseFulfilledResult<unknown>).value;
 }

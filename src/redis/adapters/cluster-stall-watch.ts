@@ -14,21 +14,10 @@ const RESCUE_INTERVAL_MS = 300;
 /** A call unanswered for this long is no longer watched (its caller timed out long ago). */
 const FORGET_MS = 60_000;
 
-/** A call not answered yet: when it started, and its key. */
-interface PendingCall {
-  readonly startedAt: number;
-  readonly key: string;
-}
-
-/**
- * The calls of one cluster client not answered yet, and the one watchdog that
- * runs while any of them stalls. The adapter of a client owns it, and there
- * is one adapter per client, so a client has one watchdog however many
- * limiters use it.
- */
+/** The calls of one cluster client not answered yet, and the one watchdog (the adapter's) that runs while any of them stalls. */
 export class StallWatch {
-  /** Calls not answered yet, oldest first. */
-  readonly #pending = new Set<PendingCall>();
+  /** Calls not answered yet (when each started, and its key), oldest first. */
+  readonly #pending = new Set<{ readonly startedAt: number; readonly key: string }>();
   readonly #rescue: (stuckKey: string) => Promise<void>;
   #lastRescueAt = Number.NEGATIVE_INFINITY;
   /** Runs while calls stall (unreferenced: it never keeps a process alive). */
@@ -43,7 +32,7 @@ export class StallWatch {
   watch<T>(key: string, call: Promise<T>): Promise<T> {
     const now = performance.now();
     this.#checkForStall(now);
-    const entry: PendingCall = { startedAt: now, key };
+    const entry = { startedAt: now, key };
     this.#pending.add(entry);
     return call.finally(() => this.#pending.delete(entry));
   }
@@ -53,34 +42,26 @@ export class StallWatch {
    * the watchdog keeps checking every RESCUE_INTERVAL_MS until none does, so
    * that the slot map is re-read soon after a promotion even while no new
    * call comes (a circuit breaker that opened lets one through a second).
+   * Calls unanswered for FORGET_MS are forgotten.
    */
-  #checkForStall(now: number): void {
-    const oldest = this.#oldestPending(now);
-    if (oldest === undefined || now - oldest.startedAt <= STALL_MS) return;
-    if (now - this.#lastRescueAt >= RESCUE_INTERVAL_MS) {
-      this.#lastRescueAt = now;
-      this.#rescue(oldest.key).catch(() => undefined); // best effort: a failed rescue changes nothing
+  #checkForStall(now = performance.now()): void {
+    let oldest;
+    for (const call of this.#pending) {
+      if (now - call.startedAt <= FORGET_MS) {
+        oldest = call;
+        break;
+      }
+      this.#pending.delete(call);
     }
-    this.#watchdog ??= setInterval(() => this.#onWatchdog(), RESCUE_INTERVAL_MS).unref();
-  }
-
-  #onWatchdog(): void {
-    const now = performance.now();
-    const oldest = this.#oldestPending(now);
     if (oldest === undefined || now - oldest.startedAt <= STALL_MS) {
       clearInterval(this.#watchdog);
       this.#watchdog = undefined;
       return;
     }
-    this.#checkForStall(now);
-  }
-
-  /** The oldest call still unanswered, forgetting those unanswered for FORGET_MS. */
-  #oldestPending(now: number): PendingCall | undefined {
-    for (const oldest of this.#pending) {
-      if (now - oldest.startedAt <= FORGET_MS) return oldest;
-      this.#pending.delete(oldest);
+    if (now - this.#lastRescueAt >= RESCUE_INTERVAL_MS) {
+      this.#lastRescueAt = now;
+      this.#rescue(oldest.key).catch(() => undefined); // best effort: a failed rescue changes nothing
     }
-    return undefined;
+    this.#watchdog ??= setInterval(() => this.#checkForStall(), RESCUE_INTERVAL_MS).unref();
   }
 }

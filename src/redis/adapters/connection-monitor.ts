@@ -6,25 +6,16 @@
 // a listener of the user's there is nothing to record.
 
 import { errorMonitor } from 'node:events';
+import type { ConnectionProblem } from '../../errors/timeout-error.js';
 
-/**
- * Records a client's error events from its construction on. An adapter owns
- * one, and there is one adapter per client (see `adapterFor`), so a client
- * gets one listener however many limiters share it.
- */
-export class ConnectionMonitor {
-  #lastError: Error | undefined;
-
-  constructor(client: object) {
-    const emitter = client as { on?: unknown };
-    if (typeof emitter.on !== 'function') return;
-    (emitter.on as (event: symbol, listener: (error: unknown) => void) => unknown).call(client, errorMonitor, (error: unknown) => {
-      if (error instanceof Error) this.#lastError = error;
+/** Records `client`'s error events (once per adapter, so once per client); gives the problem of a summary, with the last error as its cause. */
+export function monitorConnection(client: object): (summary: string) => ConnectionProblem {
+  let lastError: Error | undefined;
+  const { on } = client as { on?: unknown };
+  if (typeof on === 'function') {
+    (on as (event: symbol, listener: (error: unknown) => void) => unknown).call(client, errorMonitor, (error: unknown) => {
+      if (error instanceof Error) lastError = error;
     });
   }
-
-  /** The last error the client emitted, or undefined when it emitted none (or no one listens, for ioredis). */
-  get lastError(): Error | undefined {
-    return this.#lastError;
-  }
+  return (summary) => (lastError === undefined ? { summary } : { summary, cause: lastError });
 }

@@ -11,17 +11,13 @@ import { NodeRedisClusterAdapter, isNodeRedisCluster } from './node-redis-cluste
 export const SUPPORTED_CLIENTS =
   'an ioredis `Redis` (also with sentinels) or `Cluster` (ioredis 5 or 6, or iovalkey), a node-redis client from `createClient` or `createCluster` (`redis` 4 or 5) or `createSentinel` (`redis` 5), a Valkey GLIDE 2 `GlideClient` or `GlideClusterClient`, or a redis-mock client';
 
-/**
- * The adapter of each client seen so far: the one place the library keeps
- * anything per client. Weak, so that a client the application drops is
- * collected with its adapter.
- */
+/** The adapter of each client seen so far; weak, so that a client the application drops is collected with its adapter. */
 const adapters = new WeakMap<object, RedisAdapter>();
 
 /**
  * The adapter of `client`: the same object for the same client, however many
- * limiters, stacks and stores use it, so that they share what lives on it
- * (its connection monitor, its batcher, a Cluster's stall watch).
+ * limiters, stacks and stores use it, so that they share what the library
+ * keeps per client (its connection monitor, batcher, a Cluster's stall watch).
  * @throws UnsupportedError listing what is supported, for a client of no supported kind.
  */
 export function adapterFor(client: object): RedisAdapter {

@@ -1,33 +1,24 @@
 // The adapter for Valkey GLIDE 2 clients (`GlideClient`, `GlideClusterClient`),
-// recognised by their members: the library never imports GLIDE.
+// recognised by their members: the library never imports GLIDE. So scripts go
+// as `customCommand(['EVALSHA', …])` through the shared runner (run-script.ts,
+// EVAL on NOSCRIPT) rather than through GLIDE's `Script` class, which would
+// need a `release()` per script object; and a transaction, which in GLIDE is a
+// `Batch` of its own package, is one call of the atomic block script
+// (atomic-block-script.ts), as atomic as MULTI/EXEC.
 //
-// - Scripts go as `customCommand(['EVALSHA', …])`, and as EVAL when the
-//   server answers NOSCRIPT (the shared runner, run-script.ts): one round trip
-//   while the script is cached, and after a failover to a replica that never
-//   saw it, one more, which also loads it there. GLIDE's own `Script` +
-//   `invokeScript` would need its `Script` class (an import), and a `release()`
-//   per script object.
-// - A transaction is a GLIDE `Batch`, a class of GLIDE's package, so the
-//   adapter runs the commands in one script call instead (atomic-block-script.ts),
-//   which is atomic as MULTI/EXEC is.
-// - On a cluster every call is routed to the master of its first key's slot
-//   (every key of one call shares it). GLIDE follows MOVED and ASK itself,
-//   but while a slot moves back and forth it can run out of its own tries and
-//   answer MOVED, TRYAGAIN or CLUSTERDOWN; the adapter then sends the call
-//   again, as the node-redis cluster adapter does (cluster-redirection.ts:
-//   Redis ran nothing, so nothing is recorded twice). The owner of a slot,
-//   for the circuit breakers, comes from glide-slot-map.ts.
-// - GLIDE rewrites the server's error codes (`NOSCRIPT …` arrives as
-//   `… - NoScriptError: …`); the ones the library reads are given back their
-//   Redis form, with GLIDE's error as the cause.
+// On a cluster every call is routed to the master of its first key's slot.
+// GLIDE follows MOVED and ASK itself, but while a slot moves back and forth it
+// can run out of tries and answer MOVED, TRYAGAIN or CLUSTERDOWN: the adapter
+// then sends the call again (cluster-redirection.ts). GLIDE also rewrites the
+// server's error codes (`NOSCRIPT …` arrives as `… - NoScriptError: …`): those
+// the library reads get their Redis form back, with GLIDE's error as the cause.
 
 import type { RedisAdapter } from './adapter.js';
 import { hasMembers, type GlideLikeClient, type RedisCommand } from './client-types.js';
-import { maxRetries, redirectionOf, retryPauseMs } from './cluster-redirection.js';
-import { pause } from './cluster-resend.js';
+import { retryRedirected } from './cluster-redirection.js';
 import { execReplies } from './exec-replies.js';
 import { GlideSlotMap } from './glide-slot-map.js';
-import { scriptCommand } from './node-redis-commands.js';
+import { scriptCommand, stringsOf } from './node-redis-commands.js';
 import { ATOMIC_BLOCK_SCRIPT } from '../scripts/atomic-block-script.js';
 import { runScript } from '../scripts/run-script.js';
 
@@ -76,11 +67,7 @@ export class GlideAdapter implements RedisAdapter {
 
   /** The commands in one call of the atomic block script, keyed (and on a cluster routed) by the first command's key. */
   transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
-    const args: string[] = [];
-    for (const command of commands) {
-      args.push(String(command.length));
-      for (const arg of command) args.push(typeof arg === 'string' ? arg : String(arg));
-    }
+    const args = commands.flatMap((command) => [String(command.length), ...stringsOf(command)]);
     return runScript(this, ATOMIC_BLOCK_SCRIPT, [String(commands[0]?.[1] ?? '')], args, execReplies);
   }
 
@@ -102,7 +89,7 @@ export class GlideAdapter implements RedisAdapter {
     const route = { route: { type: 'primarySlotKey', key } } as const;
     const send = (): Promise<unknown> => this.#calls.customCommand(command, route).catch(throwRedisError);
     return send()
-      .catch((error: unknown) => sendAgain(error, send))
+      .catch((error: unknown) => retryRedirected(error, send))
       .catch((error: unknown) => {
         this.#slots?.markStale();
         throw error;
@@ -112,21 +99,6 @@ export class GlideAdapter implements RedisAdapter {
 
 function throwRedisError(error: unknown): never {
   throw redisErrorOf(error);
-}
-
-/** Sends a call refused by a redirection again (after the pauses of cluster-redirection.ts); any other error is thrown as it is. */
-async function sendAgain(error: unknown, send: () => Promise<unknown>): Promise<unknown> {
-  let last = error;
-  for (let retry = 1; ; retry++) {
-    const redirection = redirectionOf(last);
-    if (redirection === undefined || retry > maxRetries(redirection)) throw last;
-    await pause(retryPauseMs(retry, redirection));
-    try {
-      return await send();
-    } catch (next) {
-      last = next;
-    }
-  }
 }
 
 /** True when `client` looks like a Valkey GLIDE `GlideClient` or `GlideClusterClient`. */

@@ -1,16 +1,11 @@
 // Which master holds each hash slot, as a Valkey GLIDE cluster client's
-// cluster says. GLIDE keeps its own slot map inside its native core and shows
-// none of it, and it follows MOVED and ASK there too, so the adapter cannot
-// read the map the client routes by, nor see a redirection. It reads
-// `CLUSTER SLOTS` itself instead, through the client, and keeps the answer:
-//
-// - read when the adapter is made, and again at the first lookup once the
-//   answer is a second old (one read at a time), or right after a call failed;
-// - so a lookup names the master that held the slot at most about a second
-//   (plus one round trip) ago: after a slot moves or a replica is promoted, a
-//   call may be counted for the circuit breaker of the master that held the
-//   slot just before. A failed read keeps the last answer and is tried again
-//   at the next lookup.
+// cluster says. GLIDE keeps its slot map inside its native core and follows
+// MOVED and ASK there, showing neither, so the adapter reads `CLUSTER SLOTS`
+// itself, through the client: when it is made, at the first lookup once the
+// answer is a second old or a call failed, one read at a time. So after a slot
+// moves or a replica is promoted, a call may be counted for about a second for
+// the circuit breaker of the master that held the slot just before. A failed
+// read keeps the last answer and is tried again at the next lookup.
 
 import type { GlideLikeClient } from './client-types.js';
 import { keySlot } from './key-slot.js';

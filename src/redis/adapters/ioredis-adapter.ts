@@ -1,14 +1,9 @@
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import type { RedisAdapter } from './adapter.js';
-import { ConnectionMonitor } from './connection-monitor.js';
+import { monitorConnection } from './connection-monitor.js';
 import { hasMembers, type IORedisLikeClient, type RedisCommand } from './client-types.js';
 import { execReplies } from './exec-replies.js';
 import { keySlot } from './key-slot.js';
-
-/** EXEC's replies from ioredis's `[error, result]` pairs (or `null` when aborted), one reply (or error) each. */
-function unpaired(pairs: [error: Error | null, result: unknown][] | null): unknown[] | null {
-  return pairs === null ? null : pairs.map(([error, result]) => error ?? result);
-}
 
 /** Past this many arguments, a script call goes to ioredis with a Buffer argument (see `evalsha`). */
 const LONG_COMMAND_ARGUMENTS = 64;
@@ -29,17 +24,19 @@ export class IORedisAdapter implements RedisAdapter {
   readonly kind: string;
   readonly isCluster: boolean;
   readonly supportsScripts = true;
-  readonly #monitor: ConnectionMonitor;
+  readonly #problem: (summary: string) => ConnectionProblem;
 
   constructor(client: IORedisLikeClient) {
     this.client = client;
     this.isCluster = client.isCluster === true;
     this.kind = this.isCluster ? 'ioredis Cluster' : 'ioredis';
-    this.#monitor = new ConnectionMonitor(client);
+    this.#problem = monitorConnection(client);
   }
 
   transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
-    return this.client.multi(commands as unknown as (string | number)[][]).exec().then((pairs) => execReplies(unpaired(pairs)));
+    // ioredis answers `[error, result]` pairs (or `null` when aborted): one reply (or error) each for execReplies.
+    const multi = this.client.multi(commands as unknown as (string | number)[][]);
+    return multi.exec().then((pairs) => execReplies(pairs && pairs.map(([error, result]) => error ?? result)));
   }
 
   evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
@@ -60,17 +57,11 @@ export class IORedisAdapter implements RedisAdapter {
     return slots?.[keySlot(key)]?.[0];
   }
 
-  /**
-   * From ioredis's `status`: anything but `'ready'` means the client is not
-   * connected. Its last connection error is known only when the application
-   * listens for ioredis's `error` events (ioredis emits none otherwise).
-   */
+  /** From ioredis's `status`: anything but `'ready'` means the client is not connected. */
   connectionProblem(): ConnectionProblem | undefined {
     const { status } = this.client;
     if (status === undefined || status === 'ready') return undefined;
-    const summary = `the ${this.kind} client is not connected (status "${status}")${STATUS_HINTS[status] ?? ''}`;
-    const cause = this.#monitor.lastError;
-    return cause === undefined ? { summary } : { summary, cause };
+    return this.#problem(`the ${this.kind} client is not connected (status "${status}")${STATUS_HINTS[status] ?? ''}`);
   }
 }
 

@@ -1,7 +1,3 @@
-// The hash slot Redis Cluster assigns to a key, so that the node-redis
-// cluster adapter can ask the client which master it thinks holds a key,
-// when it has to send a transaction to that master itself.
-
 const SLOTS = 16_384;
 const encoder = new TextEncoder();
 

@@ -1,10 +1,10 @@
+import { StoreError } from '../../errors/store-error.js';
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import type { RedisAdapter } from './adapter.js';
 import { hasMembers, type NodeRedisLikeClient, type NodeRedisLikeCluster, type NodeRedisLikeSentinel, type RedisCommand } from './client-types.js';
-import { ConnectionMonitor } from './connection-monitor.js';
+import { monitorConnection } from './connection-monitor.js';
 import { execReplies } from './exec-replies.js';
 import { scriptCommand, stringsOf } from './node-redis-commands.js';
-import { nodeRedisConnectionProblem, whenOpen } from './node-redis-connection.js';
 
 /** What a call takes before its command: nothing, or a Sentinel client's read-only flag (`false`: to the primary). */
 type Lead = [] | [isReadonly: false];
@@ -29,7 +29,7 @@ export class NodeRedisAdapter implements RedisAdapter {
   readonly supportsScripts = true;
   readonly #calls: PrimaryCalls;
   readonly #lead: Lead;
-  readonly #monitor: ConnectionMonitor;
+  readonly #problem: (summary: string) => ConnectionProblem;
 
   constructor(client: NodeRedisLikeClient, sentinel?: false);
   constructor(client: NodeRedisLikeSentinel, sentinel: true);
@@ -38,7 +38,7 @@ export class NodeRedisAdapter implements RedisAdapter {
     this.kind = sentinel ? 'node-redis sentinel' : 'node-redis';
     this.#calls = client as unknown as PrimaryCalls;
     this.#lead = sentinel ? [false] : [];
-    this.#monitor = new ConnectionMonitor(client);
+    this.#problem = monitorConnection(client);
   }
 
   transaction(commands: readonly RedisCommand[]): Promise<unknown[]> {
@@ -58,7 +58,7 @@ export class NodeRedisAdapter implements RedisAdapter {
   }
 
   connectionProblem(): ConnectionProblem | undefined {
-    return nodeRedisConnectionProblem(this.kind, this.client, this.#monitor.lastError);
+    return nodeRedisConnectionProblem(this.kind, this.client, this.#problem);
   }
 
   #send(command: string[]): Promise<unknown> {
@@ -71,11 +71,35 @@ export function isNodeRedisClient(client: object): client is NodeRedisLikeClient
   return hasMembers(client, { sendCommand: 'function', multi: 'function', isOpen: 'boolean' });
 }
 
-/**
- * True when `client` looks like a node-redis Sentinel client: it also has
- * `sendCommand`, `multi` and `isOpen`, but takes a read-only flag first, and
- * knows its sentinels.
- */
+/** True when `client` looks like a node-redis Sentinel client (which also passes for a node-redis client): it knows its sentinels. */
 export function isNodeRedisSentinel(client: object): client is NodeRedisLikeSentinel {
   return hasMembers(client, { getSentinelNode: 'function', getMasterNode: 'function', sendCommand: 'function', multi: 'function' });
+}
+
+/**
+ * Makes a call on a node-redis client when it is open; otherwise rejects at
+ * once with a StoreError that says how to open it. The one check before every
+ * call of the node-redis adapters.
+ */
+export function whenOpen<T>(client: { readonly isOpen: boolean }, kind: string, call: () => Promise<T>): Promise<T> {
+  if (client.isOpen) return call();
+  return Promise.reject(
+    new StoreError(
+      `The ${kind} client is not connected (isOpen is false): node-redis clients do not connect by themselves, ` +
+        'so call `await client.connect()` before the first call, and do not use the client after `quit()`, `close()` or `destroy()`',
+    ),
+  );
+}
+
+/**
+ * What is wrong with a node-redis client's connection, from `isOpen` and
+ * `isReady`, or undefined when it looks ready; `problem` adds the cause.
+ */
+export function nodeRedisConnectionProblem(
+  kind: string,
+  client: { readonly isOpen: boolean; readonly isReady?: boolean },
+  problem: (summary: string) => ConnectionProblem,
+): ConnectionProblem | undefined {
+  if (!client.isOpen) return { summary: `the ${kind} client is not connected (isOpen is false): call \`await client.connect()\` first` };
+  return client.isReady === false ? problem(`the ${kind} client has lost its connection and is reconnecting (isReady is false)`) : undefined;
 }

@@ -13,19 +13,18 @@
 //   another command can take the ASKING and the command is refused.
 //
 // On such an answer the adapter refreshes the client's slot map and sends the
-// call again itself (cluster-resend.ts). And since node-redis waits forever on
-// a master that died, it watches its calls and has the slot map re-read
-// through a live master when they stall (cluster-stall-watch.ts).
+// call again itself (ClusterSlotMap.resend). And since node-redis waits
+// forever on a master that died, it watches its calls and has the slot map
+// re-read through a live master when they stall (cluster-stall-watch.ts).
 
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import type { RedisAdapter } from './adapter.js';
 import type { NodeRedisLikeCluster, RedisCommand } from './client-types.js';
-import { resend, sendTogether } from './cluster-resend.js';
 import { ClusterSlotMap } from './cluster-slot-map.js';
 import { StallWatch } from './cluster-stall-watch.js';
 import { execReplies } from './exec-replies.js';
 import { scriptCommand, stringsOf } from './node-redis-commands.js';
-import { nodeRedisConnectionProblem, whenOpen } from './node-redis-connection.js';
+import { nodeRedisConnectionProblem, whenOpen } from './node-redis-adapter.js';
 
 /**
  * {@link RedisAdapter} for a node-redis (`redis` v4 or v5) cluster client made
@@ -62,11 +61,9 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
         if (takesReadonlyFlag) multi.addCommand(key, false, args);
         else multi.addCommand(key, args);
       }
-      const replies = multi.exec().then(execReplies, (error: unknown) =>
-        resend(error, key, this.#slots, (node, asking) =>
-          sendTogether(node, asking, [['MULTI'], ...commands.map(stringsOf), ['EXEC']]).then(execReplies),
-        ),
-      );
+      const replies = multi
+        .exec()
+        .then(execReplies, (error: unknown) => this.#slots.resend(error, key, [['MULTI'], ...commands.map(stringsOf), ['EXEC']]).then(execReplies));
       return this.#stalls.watch(key, replies);
     });
   }
@@ -81,15 +78,14 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
 
   /** What the client shows: only whether it is open (a cluster client has a connection per node). */
   connectionProblem(): ConnectionProblem | undefined {
-    return nodeRedisConnectionProblem(this.kind, { isOpen: this.client.isOpen }, undefined);
+    return nodeRedisConnectionProblem(this.kind, { isOpen: this.client.isOpen }, (summary) => ({ summary }));
   }
 
   #script(command: string[], key: string | undefined): Promise<unknown> {
     return whenOpen(this.client, this.kind, () => {
       const sent = this.client.sendCommand(key, false, command);
       if (key === undefined) return sent;
-      const retried = sent.catch((error: unknown) => resend(error, key, this.#slots, (node, asking) => sendTogether(node, asking, [command])));
-      return this.#stalls.watch(key, retried);
+      return this.#stalls.watch(key, sent.catch((error: unknown) => this.#slots.resend(error, key, [command])));
     });
   }
 }
