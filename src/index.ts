@@ -10,6 +10,7 @@ export type { MicrosecondClock } from './core/clock.js';
 export type { Duration, DurationUnit } from './core/check.js';
 export type {
   CallbackRedisLikeClient,
+  GlideLikeClient,
   IORedisLikeClient,
   NodeRedisLikeClient,
   NodeRedisLikeCluster,
