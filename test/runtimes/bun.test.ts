@@ -17,6 +17,7 @@ import { cleanEnv, REPO, run } from '../support/packed-package.js';
 import { keyOf } from '../support/redis-keys.js';
 import { useRedis, type UsedRedis } from '../support/redis-server.js';
 import { useRuntimeProject, type RuntimeProject } from '../support/runtime-binary.js';
+import { THREE_PER_FOUR_SECONDS } from '../http/hono/rolling-schedule.js';
 
 /** The runner's closing line (test/runtimes/bun/run-mocha.ts). */
 interface BunResult {
@@ -155,18 +156,7 @@ function describeHonoOnBun(project: () => RuntimeProject): void {
       for (const server of [a, b]) {
         expect(server.ports).to.include({ library: join(installed, 'index.js'), hono: join(installed, 'http', 'hono', 'hono-middleware.js') });
       }
-      // [ms after T0, process, status]: 3 per 4 s; the first leaves the window at exactly 4 s, the next two at 6 s.
-      const schedule: [number, ServerProcess, number][] = [
-        [0, a, 200],
-        [2_000, b, 200],
-        [2_000, a, 200],
-        [3_999.999, b, 429], // 1 µs before the first leaves
-        [4_000, a, 200],
-        [4_000, b, 429], // a fixed window would have started afresh at 4 s and let this through
-        [6_000, b, 200],
-        [6_000, a, 200],
-        [6_000, b, 429],
-      ];
+      const schedule = THREE_PER_FOUR_SECONDS.map(([atMs, index, status]) => [atMs, index === 0 ? a : b, status] as const);
       const blocked: Seen[] = [];
       for (const [atMs, server, status] of schedule) {
         await setClock(servers, atMs);

@@ -13,6 +13,7 @@ import { startChild, type Child } from '../../support/child-process.js';
 import { keyOf } from '../../support/redis-keys.js';
 import { useRedis, type UsedRedis } from '../../support/redis-server.js';
 import { get, type Seen } from '../http-helpers.js';
+import { THREE_PER_FOUR_SECONDS } from './rolling-schedule.js';
 
 const WINDOW_MS = 4_000;
 const LIMIT = 3;
@@ -95,18 +96,7 @@ describe('rolling-window-limiter/hono on @hono/node-server, two processes on one
   it('admits an exact rolling window across both processes, answering as the Express middleware does', async () => {
     const [a, b] = servers;
     if (a === undefined || b === undefined) throw new Error('no servers');
-    // [ms after T0, process, status]: 3 per 4 s; the first leaves the window at exactly 4 s, the next two at 6 s.
-    const schedule: [number, ServerProcess, number][] = [
-      [0, a, 200],
-      [2_000, b, 200],
-      [2_000, a, 200],
-      [3_999.999, b, 429], // 1 µs before the first leaves
-      [4_000, a, 200],
-      [4_000, b, 429], // a fixed window would have started afresh at 4 s and let this through
-      [6_000, b, 200],
-      [6_000, a, 200],
-      [6_000, b, 429],
-    ];
+    const schedule = THREE_PER_FOUR_SECONDS.map(([atMs, index, status]) => [atMs, index === 0 ? a : b, status] as const);
     const printed: string[] = [];
     const blocked: Seen[] = [];
     for (const [atMs, server, status] of schedule) {
