@@ -64,7 +64,7 @@ if (!existsSync(ENTRY) || statSync(ENTRY).mtimeMs < newest(join(ROOT, 'src'))) {
 const built = <T>(path: string): T => createRequire(import.meta.url)(join(ROOT, 'dist/cjs', path)) as T;
 const { RollingRateLimiter, RateLimiterStack } = built<typeof Library>('index.js');
 const { attemptCommands } = built<typeof MultiPath>('redis/decide/multi-path.js');
-const { appendDecision } = built<typeof DecideCodec>('redis/decide/decide-codec.js');
+const { encodeCall } = built<typeof DecideCodec>('redis/decide/decide-codec.js');
 const { DECIDE_SCRIPT } = built<typeof DecideScript>('redis/decide/decide-script.js');
 
 type LimiterOptions = Partial<ConstructorParameters<typeof RollingRateLimiter>[0]>;
@@ -144,7 +144,7 @@ const windowRule = (rules: Rules, countBlocked: boolean) => ({
 
 /**
  * A bare EVALSHA of the decide script with the keys and arguments the script path sends (countBlocked false,
- * appendDecision() from the build), read only for its allowed flag.
+ * encodeCall() from the build), read only for its allowed flag.
  */
 function bareScript(backend: Backend, tiersOf: (rules: Rules, namespace: string) => (Rules & { namespace: string })[]): Contender['create'] {
   return async (rules, namespace, clients) => {
@@ -154,11 +154,9 @@ function bareScript(backend: Backend, tiersOf: (rules: Rules, namespace: string)
     return {
       keyOf: (id) => libraryKey((tiers[1] ?? tiers[0])!.namespace, id),
       decide: async (id) => {
-        const keys: string[] = [];
-        const args: (string | number)[] = [];
-        // appendDecision() reads only each tier's key and rule: a floor has no store to give it.
+        // encodeCall() reads only each tier's key and rule: a floor has no store to give it.
         const withKeys = tiers.map(({ namespace: space, rule }) => ({ key: libraryKey(space, id), rule })) as unknown as DecideScript.ScriptDecision['tiers'];
-        appendDecision(keys, args, { tiers: withKeys, now: stamp().now, dryRun: false });
+        const { keys, args } = encodeCall([{ tiers: withKeys, now: stamp().now, dryRun: false }]);
         const reply = await redis.evalsha(DECIDE_SCRIPT.sha1, keys, args);
         return !(Array.isArray(reply) && Number(reply[1]) === 1);
       },

@@ -1,11 +1,10 @@
 // A script call's layout as data: the fields of its KEYS and ARGV, in order,
 // each with how TypeScript encodes it and how the Lua reads it, and the named
-// values of its reply. The encoder, the Lua that reads the arguments into a
-// table keyed by field name, the Lua that writes the reply, and the decoder
-// are all derived from the same lists, so an offset is written once: by a
-// field's place in its list.
+// values of its reply. The encoder, the Lua names of the offsets, the Lua that
+// writes the reply, and the decoder are all derived from the same lists, so
+// an offset is written once: by a field's place in its list.
 
-/** How the script reads an argument: a number (nil when it is not one), a flag ('1' is true), or the text as sent. */
+/** How the script reads an argument: a number (the decision is refused when it is not one), a flag ('1' is true), or the text as sent. */
 export type Reading = 'number' | 'flag' | 'text';
 
 /** One argument (or key) of a script call: its name in the Lua, how the Lua reads it, and its value from `Source`. */
@@ -54,53 +53,30 @@ export function encodeFields<Source>(values: (string | number)[], fields: readon
   }
 }
 
-/** Where a reader finds its fields: KEYS or ARGV, after the offset its Lua parameter `offset` names. */
-export interface LuaSource {
-  readonly array: 'KEYS' | 'ARGV';
-  readonly offset: string;
-  readonly fields: readonly Field<never>[];
+/**
+ * The Lua text that names the place of each field of one part of a call
+ * (`<part>_<field>`, counted from 1 after the part's start), and the part's
+ * width (`<part>_width`): `local header_now, header_member = 2, 3`. The Lua
+ * then reads `ARGV[a + header_now]`: an offset is written once, by the
+ * field's place in its list, and no table is built per decision.
+ */
+export function luaOffsets(part: string, fields: readonly { readonly name: string }[]): string {
+  const names = fields.map((field) => `${part}_${field.name}`).join(', ');
+  const places = fields.map((_, i) => i + 1).join(', ');
+  return `local ${names} = ${places}\nlocal ${part}_width = ${fields.length}`;
 }
 
 /**
- * The Lua text of `local function <name>(<offsets>)`, which reads each source's
- * fields from its array, the first at `<offset> + 1`, into one table keyed by
- * field name, and returns nil when a number field is not a number.
+ * The Lua statements that append the local variables named by `names`, in
+ * order, to the script's `reply` after its last value `r`, then -1 until
+ * `width` values are written, each line indented by `indent`: written in
+ * place rather than as a function, which the script would build anew on
+ * every call.
  */
-export function luaReader(name: string, sources: readonly LuaSource[]): string {
-  const entries = sources.flatMap(({ array, offset, fields }) =>
-    fields.map((field, i) => `    ${field.name} = ${luaRead(field.reading, `${array}[${offset} + ${i + 1}]`)},`),
-  );
-  const numbers = sources.flatMap(({ fields }) => fields.filter((field) => field.reading === 'number').map((field) => `t.${field.name}`));
-  return [
-    `local function ${name}(${sources.map((source) => source.offset).join(', ')})`,
-    '  local t = {',
-    ...entries,
-    '  }',
-    numbers.length === 0 ? '  return t' : `  if ${numbers.join(' and ')} then return t end`,
-    'end',
-  ].join('\n');
-}
-
-function luaRead(reading: Reading, slot: string): string {
-  if (reading === 'number') return `tonumber(${slot})`;
-  if (reading === 'flag') return `${slot} == '1'`;
-  return slot;
-}
-
-/**
- * The Lua text of `local function <name>(<names>)`, which appends its
- * arguments, in order, to the script's `reply` after its last value `r`,
- * then -1 until `width` values are written.
- */
-export function luaWriter(name: string, names: readonly string[], width: number = names.length): string {
-  const padding = width > names.length ? [`  for j = ${names.length + 1}, ${width} do reply[r + j] = -1 end`] : [];
-  return [
-    `local function ${name}(${names.join(', ')})`,
-    ...names.map((field, i) => `  reply[r + ${i + 1}] = ${field}`),
-    ...padding,
-    `  r = r + ${width}`,
-    'end',
-  ].join('\n');
+export function luaAppend(names: readonly string[], width: number = names.length, indent = ''): string {
+  const slots = Array.from({ length: width }, (_, i) => `reply[r + ${i + 1}]`);
+  const values = Array.from({ length: width }, (_, i) => names[i] ?? '-1');
+  return `${indent}${slots.join(', ')} = ${values.join(', ')}\n${indent}r = r + ${width}`;
 }
 
 /** The values of a reply named by `names`, read from `values` at `at`. */

@@ -5,6 +5,7 @@
 import { StoreError } from '../../errors/store-error.js';
 import { readInteger } from '../replies.js';
 import { decodeFields, encodeFields, encodeKeys } from './call-layout.js';
+import type { WindowRule } from '../../core/decision-model.js';
 import {
   DECIDE_SCRIPT,
   DECISION_HEADER,
@@ -12,8 +13,9 @@ import {
   RECORDED_TIER,
   REPLY_HEADER,
   REPLY_VALUES_PER_TIER,
+  RULE,
+  TIER_ARGUMENTS,
   TIER_KEYS,
-  TIER_RULE,
   type ScriptDecision,
 } from './decide-script.js';
 
@@ -31,9 +33,13 @@ export type DecisionReply =
   | { readonly dryRun: false; readonly header: ReplyHeader; readonly tiers: readonly RecordedTierReply[] }
   | { readonly dryRun: true; readonly header: ReplyHeader; readonly tiers: readonly DryRunTierReply[] };
 
-/** How many keys and arguments one decision adds to a call of the decide script. */
+/**
+ * At most how many keys and arguments one decision adds to a call of the
+ * decide script: its header, and per tier its keys, its rule's place and the
+ * rule itself (sent once per call, however many decisions use it).
+ */
 export function callSizeOf(decision: ScriptDecision): number {
-  return DECISION_HEADER.length + (TIER_KEYS.length + TIER_RULE.length) * decision.tiers.length;
+  return DECISION_HEADER.length + (TIER_KEYS.length + TIER_ARGUMENTS.length + RULE.length) * decision.tiers.length;
 }
 
 /** How many values one decision adds to the reply. */
@@ -41,13 +47,24 @@ function replySizeOf(decision: ScriptDecision): number {
   return REPLY_HEADER.length + REPLY_VALUES_PER_TIER * decision.tiers.length;
 }
 
-/** Appends one decision's keys and arguments, in the decide script's layout, to a call's. */
-export function appendDecision(keys: string[], args: (string | number)[], decision: ScriptDecision): void {
-  encodeFields(args, DECISION_HEADER, decision);
-  for (const tier of decision.tiers) {
-    encodeKeys(keys, TIER_KEYS, tier);
-    encodeFields(args, TIER_RULE, tier.rule);
+/** The keys and arguments of one call of the decide script over `decisions`, in its layout. */
+export function encodeCall(decisions: readonly ScriptDecision[]): { keys: string[]; args: (string | number)[] } {
+  const keys: string[] = [];
+  const args: (string | number)[] = [0];
+  // The call's rules, by identity (a limiter's tiers keep theirs): a batch of one limiter's decisions sends its rule once.
+  const rules: WindowRule[] = [];
+  for (const decision of decisions) {
+    encodeFields(args, DECISION_HEADER, decision);
+    for (const tier of decision.tiers) {
+      encodeKeys(keys, TIER_KEYS, tier);
+      let place = rules.indexOf(tier.rule) + 1;
+      if (place === 0) place = rules.push(tier.rule);
+      encodeFields(args, TIER_ARGUMENTS, place);
+    }
   }
+  args[0] = rules.length;
+  for (const rule of rules) encodeFields(args, RULE, rule);
+  return { keys, args };
 }
 
 /** Where each named value sits in its part of the reply: the names' places in the layout lists. */

@@ -76,19 +76,29 @@ export class DecisionBatcher {
     const waiting = slot.waiting;
     if (waiting.length === 0) return;
     slot.waiting = [];
-    const totalArguments = waiting.reduce((sum, { decision }) => sum + callSizeOf(decision), 0);
-    const batches = Math.max(
+    let totalArguments = 0;
+    let largest = 0;
+    for (const { decision } of waiting) {
+      const size = callSizeOf(decision);
+      totalArguments += size;
+      if (size <= MAX_BATCH_ARGUMENTS) largest = Math.max(largest, size);
+    }
+    // A batch is cut before the decision that would take it past the bound: counting batches with room for the
+    // largest decision to spare, and sharing what is left among the batches left, spreads the decisions evenly.
+    let batchesLeft = Math.max(
       Math.ceil(waiting.length / MAX_BATCH_SIZE),
-      Math.ceil(totalArguments / MAX_BATCH_ARGUMENTS),
+      Math.ceil(totalArguments / (MAX_BATCH_ARGUMENTS - largest + 1)),
       Math.min(MAX_BATCHES_OUT - slot.out, waiting.length),
     );
-    const size = Math.ceil(waiting.length / batches);
+    let left = waiting.length;
     let batch: Waiting[] = [];
     let batchArguments = 0;
     for (const next of waiting) {
       const nextArguments = callSizeOf(next.decision);
-      if (batch.length > 0 && (batch.length >= size || batchArguments + nextArguments > MAX_BATCH_ARGUMENTS)) {
+      if (batch.length > 0 && (batch.length >= Math.ceil(left / batchesLeft) || batchArguments + nextArguments > MAX_BATCH_ARGUMENTS)) {
         this.#send(slotNumber, slot, batch);
+        left -= batch.length;
+        batchesLeft = Math.max(1, batchesLeft - 1);
         batch = [];
         batchArguments = 0;
       }

@@ -1,6 +1,6 @@
 /**
- * The Lua functions of the decide script that hold no decision: scores as
- * Redis stores them, the time, TTLs, a rank's score, and the flood bound of a key after a
+ * The Lua functions of the decide script that hold no decision: numbers as
+ * text, the time, a rank's score, and the flood bound of a key after a
  * write (docs/semantics.md, "Memory per key"), which keeps what a later
  * decision could still tell apart, whatever is undone or cleared later:
  * every admitted action ('+'), the newest maxInInterval records without an
@@ -9,17 +9,13 @@
  * records, by rank, as the MULTI path does.
  *
  * Only strings go to redis.call (Redis would print a Lua number with
- * '%.17g'). A score the script computes is written with '%.0f', a count or a
- * rank with '%d': Lua's own number-to-string conversion keeps 14 digits, and
- * microsecond timestamps have 16. A score read back is turned into a number
- * with `+ 0`.
+ * '%.17g'). A score, a count or a rank the script computes is written with
+ * '%d' (64-bit: Lua's own number-to-string conversion keeps 14 digits, and
+ * microsecond timestamps have 16); a score the caller sent is passed on as
+ * sent. A score read back is turned into a number with `+ 0`.
  */
 export const FLOOD_BOUND_LUA = `local function failed(result)
   return type(result) == 'table' and result.err ~= nil
-end
-
-local function score(value)
-  return string.format('%.0f', value)
 end
 
 local function integer(value)
@@ -38,35 +34,10 @@ local function timeOf(text)
   return redisNow, redisNowText
 end
 
--- Per interval (µs): the TTLs of a key and of its companion, in ms, as text, worked out once per call. The
--- companion outlives its key by a millisecond, so it never misses a record the key still holds.
-local ttls = {}
-local function ttlOf(interval)
-  local ttl = ttls[interval]
-  if ttl == nil then
-    local ms = math.ceil(interval / 1000)
-    ttl = {integer(ms), integer(ms + 1)}
-    ttls[interval] = ttl
-  end
-  return ttl
-end
-
 -- The score at one rank, given as text (negative: from the newest), or -1 when there is none.
 local function scoreAt(key, rank)
   local pair = redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')
   return pair[2] and pair[2] + 0 or -1
-end
-
--- True for a member that carries an action id: '+' (43) admitted, '-' (45) blocked.
-local function isAction(member)
-  local first = string.byte(member)
-  return first == 43 or first == 45
-end
-
-local function removeAll(key, members)
-  for j = 1, #members, 500 do
-    redis.call('ZREM', key, unpack(members, j, math.min(j + 499, #members)))
-  end
 end
 
 -- The flood bound of one key holding count records after a write; returns how many it holds afterwards.
@@ -82,6 +53,17 @@ local function trim(key, actions, max, count)
   -- nothing the key has dropped).
   local excess = count - actionCount - max
   if excess < 0 then return count end
+  -- Made here, where a key with action ids is trimmed, rather than on every call of the script. True for a
+  -- member that carries an action id: '+' (43) admitted, '-' (45) blocked.
+  local function isAction(member)
+    local first = string.byte(member)
+    return first == 43 or first == 45
+  end
+  local function removeAll(key, members)
+    for j = 1, #members, 500 do
+      redis.call('ZREM', key, unpack(members, j, math.min(j + 499, #members)))
+    end
+  end
   -- From the oldest: the first excess records without an action id go; the next is the max-th newest of them.
   local doomed, floor, start = {}, nil, 0
   while floor == nil do

@@ -8,7 +8,7 @@ import type { StoreDecision, Tier, TierOutcome } from '../../core/store.js';
 import { StoreError } from '../../errors/store-error.js';
 import type { RedisAdapter } from '../adapters/adapter.js';
 import { runScript } from '../scripts/run-script.js';
-import { appendDecision, AT, readReply } from './decide-codec.js';
+import { AT, encodeCall, readReply } from './decide-codec.js';
 import { DECIDE_SCRIPT, DECISION_FAILED, REPLY_HEADER, REPLY_VALUES_PER_TIER, type ScriptDecision } from './decide-script.js';
 
 const NOT_BLOCKED: Verdict = { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false };
@@ -32,9 +32,7 @@ export function decideWithScript(redis: RedisAdapter, decision: ScriptDecision):
  * script and the model disagreeing); rejects when the call fails.
  */
 export function decideBatchWithScript(redis: RedisAdapter, decisions: readonly ScriptDecision[]): Promise<(StoreDecision | Error)[]> {
-  const keys: string[] = [];
-  const args: (string | number)[] = [];
-  for (const decision of decisions) appendDecision(keys, args, decision);
+  const { keys, args } = encodeCall(decisions);
   return runScript(redis, DECIDE_SCRIPT, keys, args, (reply) => readReply(decisions, reply, outcomeOf));
 }
 

@@ -10,8 +10,8 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import type { Tier } from '../../../src/core/store.js';
 import { IORedisAdapter } from '../../../src/redis/adapters/ioredis-adapter.js';
-import { appendDecision, callSizeOf, decodeReply } from '../../../src/redis/decide/decide-codec.js';
-import { DECIDE_SCRIPT, DECISION_HEADER, DRY_RUN_TIER, RECORDED_TIER, REPLY_HEADER, TIER_KEYS, TIER_RULE, type ScriptDecision } from '../../../src/redis/decide/decide-script.js';
+import { callSizeOf, decodeReply, encodeCall } from '../../../src/redis/decide/decide-codec.js';
+import { DECIDE_SCRIPT, DECISION_HEADER, DRY_RUN_TIER, RECORDED_TIER, REPLY_HEADER, REPLY_VALUES_PER_TIER, RULE, TIER_ARGUMENTS, TIER_KEYS, type ScriptDecision } from '../../../src/redis/decide/decide-script.js';
 import { RedisStore } from '../../../src/redis/redis-store.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
@@ -24,32 +24,45 @@ describe('the decide script call layout', () => {
     client = connection.client;
   });
 
-  it('the Lua uses by name every field of the layout, and no field the layout lacks', () => {
-    const usedOf = (table: string): string[] => [...new Set([...DECIDE_SCRIPT.lua.matchAll(new RegExp(`\\b${table}\\.(\\w+)`, 'g'))].map((match) => match[1] as string))].sort();
-    expect(usedOf('header')).to.deep.equal(DECISION_HEADER.map((field) => field.name).sort());
-    // `cutoff` is the one value the Lua adds to a tier's table itself.
-    expect(usedOf('tier')).to.deep.equal([...TIER_KEYS, ...TIER_RULE].map((field) => field.name).concat('cutoff').sort());
+  it('the Lua names the offset of every field of the layout, uses each, and names no field the layout lacks', () => {
+    const parts = { header: DECISION_HEADER, keys: TIER_KEYS, tier: TIER_ARGUMENTS, rule: RULE } as const;
+    for (const [part, fields] of Object.entries(parts)) {
+      const named = [...DECIDE_SCRIPT.lua.matchAll(new RegExp(`\\b${part}_(\\w+)`, 'g'))].map((match) => match[1] as string);
+      expect([...new Set(named)].sort(), part).to.deep.equal([...fields.map((field) => field.name), 'width'].sort());
+      for (const field of fields) expect(named.filter((name) => name === field.name).length, `${part}_${field.name} declared and read`).to.be.at.least(2);
+    }
   });
 
   it('the Lua answers each reply value by its name in the layout, in order', () => {
-    const calls = (writer: string): string[] => [...DECIDE_SCRIPT.lua.matchAll(new RegExp(`\\b${writer}\\(([^)]*)\\)`, 'g'))].map((match) => match[1] as string);
-    for (const [writer, names] of [['answerHeader', REPLY_HEADER], ['answerRecorded', RECORDED_TIER], ['answerDryRun', DRY_RUN_TIER]] as const) {
-      const used = calls(writer);
-      expect(used.length, `${writer} is defined and called`).to.be.at.least(2);
-      for (const args of used) expect(args, writer).to.equal(names.join(', '));
+    // Each part of the reply is appended in place from local variables named as in the layout (Redis refuses a
+    // script that reads an undeclared name), the values a tier leaves out answered -1.
+    for (const [names, width, uses] of [[REPLY_HEADER, REPLY_HEADER.length, 2], [RECORDED_TIER, REPLY_VALUES_PER_TIER, 2], [DRY_RUN_TIER, REPLY_VALUES_PER_TIER, 1]] as const) {
+      const values = Array.from({ length: width }, (_, i) => names[i] ?? '-1').join(', ');
+      const appends = DECIDE_SCRIPT.lua.split('\n').filter((line) => line.trim().startsWith('reply[r + 1], ') && line.endsWith(` = ${values}`));
+      expect(appends.length, names.join(', ')).to.equal(uses);
     }
   });
 
-  it('callSizeOf counts the keys and arguments appendDecision appends', () => {
+  it('callSizeOf bounds what encodeCall adds for a decision, exactly when its rules are new to the call', () => {
     const store = new RedisStore(new IORedisAdapter(client), 'script');
+    const size = (call: { keys: string[]; args: unknown[] }): number => call.keys.length + call.args.length;
     for (let n = 1; n <= 4; n += 1) {
-      const tiers = Array.from({ length: n }, (_, i): Tier => ({ key: `k${i}`, rule: { intervalUs: 1, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false }, store }));
-      const keys: string[] = [];
-      const args: (string | number)[] = [];
+      const tiers = Array.from({ length: n }, (_, i): Tier => ({ key: `k${i}`, rule: { intervalUs: 1 + i, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false }, store }));
       const decision: ScriptDecision = { tiers, now: 1, dryRun: false, actionId: 'a' };
-      appendDecision(keys, args, decision);
-      expect(keys.length + args.length, `${n} tiers`).to.equal(callSizeOf(decision));
+      // The call's first argument is how many rules it carries.
+      expect(size(encodeCall([decision])), `${n} tiers`).to.equal(1 + callSizeOf(decision));
     }
+  });
+
+  it("sends a rule once per call, however many of the call's decisions use it", () => {
+    const store = new RedisStore(new IORedisAdapter(client), 'script');
+    const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false };
+    const decisions = ['a', 'b', 'c'].map((id): ScriptDecision => ({ tiers: [{ key: `k:{${id}}`, rule, store }], now: 1, dryRun: false }));
+    const { keys, args } = encodeCall(decisions);
+    expect(keys).to.have.length(3 * TIER_KEYS.length);
+    expect(args).to.have.length(1 + 3 * (DECISION_HEADER.length + TIER_ARGUMENTS.length) + RULE.length);
+    expect(args[0], 'rules in the call').to.equal(1);
+    expect(args.slice(-RULE.length)).to.deep.equal([60_000_000, 10, 0, '0']);
   });
 
   it('carries every field of the header, the tiers and the reply to the slot the other side reads, through real Redis', async () => {
@@ -61,9 +74,7 @@ describe('the decide script call layout', () => {
     const c: Tier = { key: `${ns}:c:{bob}`, rule: { intervalUs: 3_333_333, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false }, store };
     const t0 = 1_700_000_000_123_457;
     const call = async (...decisions: ScriptDecision[]): Promise<ReturnType<typeof decodeReply>> => {
-      const keys: string[] = [];
-      const args: (string | number)[] = [];
-      for (const decision of decisions) appendDecision(keys, args, decision);
+      const { keys, args } = encodeCall(decisions);
       return decodeReply(decisions, await client.eval(DECIDE_SCRIPT.lua, keys.length, ...keys, ...args));
     };
     const held = async (key: string): Promise<string[]> => client.zrange(key, 0, -1, 'WITHSCORES');
@@ -75,7 +86,8 @@ describe('the decide script call layout', () => {
     // Two decisions in one call, the first of two tiers: the second's keys and arguments follow the first's.
     const [first, second] = await call({ tiers: [a, b], now: t0, dryRun: false }, { tiers: [c], now: t0 + 1, dryRun: false });
     const recordedAt = (count: number, newest: number, countAfter: number, newestAfter: number, maxthAfter: number) => ({ count, newest, countAfter, newestAfter, maxthAfter });
-    expect(first).to.deep.equal({ dryRun: false, header: { now: t0, allowed: 1, alreadyAdmitted: 0 }, tiers: [recordedAt(0, -1, 1, t0, -1), recordedAt(0, -1, 1, t0, -1)] });
+    // max(S) and max(S') are read where a gap rule (a) or a max of 1 (c) needs them, and answered -1 elsewhere (b).
+    expect(first).to.deep.equal({ dryRun: false, header: { now: t0, allowed: 1, alreadyAdmitted: 0 }, tiers: [recordedAt(0, -1, 1, t0, -1), recordedAt(0, -1, 1, -1, -1)] });
     expect(second).to.deep.equal({ dryRun: false, header: { now: t0 + 1, allowed: 1, alreadyAdmitted: 0 }, tiers: [recordedAt(0, -1, 1, t0 + 1, t0 + 1)] });
     const [member, score] = (await held(a.key)) as [string, string];
     expect(Number(score)).to.equal(t0);
@@ -92,7 +104,7 @@ describe('the decide script call layout', () => {
     expect(blocked).to.deep.equal({
       dryRun: false,
       header: { now: t0 + 100_000, allowed: 0, alreadyAdmitted: 0 },
-      tiers: [recordedAt(1, t0, 2, t0 + 100_000, -1), recordedAt(1, t0, 1, t0, -1)],
+      tiers: [recordedAt(1, t0, 2, t0 + 100_000, -1), recordedAt(1, -1, 1, -1, -1)],
     });
     expect(await held(a.key)).to.deep.equal([member, String(t0), '-job-7', String(t0 + 100_000)]);
     expect(await held(`${a.key}:a`)).to.deep.equal(['-job-7', String(t0 + 100_000)]);
@@ -103,7 +115,7 @@ describe('the decide script call layout', () => {
     expect(admitted).to.deep.equal({
       dryRun: false,
       header: { now: t0 + 400_000, allowed: 1, alreadyAdmitted: 0 },
-      tiers: [recordedAt(2, t0 + 100_000, 2, t0 + 400_000, -1), recordedAt(1, t0, 2, t0 + 400_000, t0)],
+      tiers: [recordedAt(2, t0 + 100_000, 2, t0 + 400_000, -1), recordedAt(1, -1, 2, -1, t0)],
     });
     expect(await held(a.key)).to.deep.equal([member, String(t0), '+job-7', String(t0 + 400_000)]);
     expect(await held(`${b.key}:a`)).to.deep.equal(['+job-7', String(t0 + 400_000)]);
@@ -121,7 +133,7 @@ describe('the decide script call layout', () => {
       header: { now: t0 + 600_000, allowed: 0, alreadyAdmitted: 0 },
       tiers: [
         { count: 2, newest: t0 + 400_000, kMinus1thNewest: t0, kthNewest: -1 },
-        { count: 2, newest: t0 + 400_000, kMinus1thNewest: t0 + 400_000, kthNewest: t0 },
+        { count: 2, newest: -1, kMinus1thNewest: t0 + 400_000, kthNewest: t0 },
       ],
     });
     expect([await held(a.key), await held(b.key)]).to.deep.equal(before);

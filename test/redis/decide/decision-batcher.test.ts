@@ -9,8 +9,8 @@ import sinon from 'sinon';
 import type { WindowRule } from '../../../src/core/decision-model.js';
 import type { RedisAdapter } from '../../../src/redis/adapters/adapter.js';
 import { DecisionBatcher, MAX_BATCH_ARGUMENTS } from '../../../src/redis/decide/decision-batcher.js';
-import { callSizeOf } from '../../../src/redis/decide/decide-codec.js';
-import type { ScriptDecision } from '../../../src/redis/decide/decide-script.js';
+import { callSizeOf, encodeCall } from '../../../src/redis/decide/decide-codec.js';
+import { TIER_KEYS, type ScriptDecision } from '../../../src/redis/decide/decide-script.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
 
 const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: true };
@@ -23,9 +23,10 @@ const decisionOf = (id: string, tiers: number): ScriptDecision => ({
   dryRun: false,
 });
 
-/** An adapter whose script calls do what `evalsha` says, recording each call's count of keys and arguments. */
-function stubAdapter(evalsha: () => Promise<unknown>): { adapter: RedisAdapter; sizes: number[] } {
+/** An adapter whose script calls do what `evalsha` says, recording each call's count of keys and arguments, and of keys alone. */
+function stubAdapter(evalsha: () => Promise<unknown>): { adapter: RedisAdapter; sizes: number[]; keyCounts: number[] } {
   const sizes: number[] = [];
+  const keyCounts: number[] = [];
   const adapter: RedisAdapter = {
     client: {},
     kind: 'stub',
@@ -34,20 +35,21 @@ function stubAdapter(evalsha: () => Promise<unknown>): { adapter: RedisAdapter; 
     transaction: sinon.stub().rejects(new Error('not expected')),
     evalsha: (_sha1, keys, args) => {
       sizes.push(keys.length + args.length);
+      keyCounts.push(keys.length);
       return evalsha();
     },
     eval: sinon.stub().rejects(new Error('not expected')),
   };
-  return { adapter, sizes };
+  return { adapter, sizes, keyCounts };
 }
 
 describe('the decision batcher (adapter stubbed)', () => {
   it(`splits 1,024 decisions of a 100-tier stack into calls of at most ${MAX_BATCH_ARGUMENTS} keys and arguments`, async () => {
-    const { adapter, sizes } = stubAdapter(() => Promise.reject(new Error('ERR stub')));
+    const { adapter, sizes, keyCounts } = stubAdapter(() => Promise.reject(new Error('ERR stub')));
     const batcher = new DecisionBatcher(adapter);
     const outcomes = await Promise.allSettled(Array.from({ length: 1_024 }, (_, i) => batcher.decide(decisionOf(`user-${i}`, 100))));
     expect(outcomes.every((outcome) => outcome.status === 'rejected'), 'every caller answered').to.equal(true);
-    expect(sizes.reduce((sum, size) => sum + size, 0), 'every decision sent once').to.equal(1_024 * callSizeOf(decisionOf('x', 100)));
+    expect(keyCounts.reduce((sum, count) => sum + count, 0), 'every decision sent once').to.equal(1_024 * 100 * TIER_KEYS.length);
     expect(Math.max(...sizes), 'keys and arguments in the largest call').to.be.at.most(MAX_BATCH_ARGUMENTS);
     expect(Math.min(...sizes), 'no call is needlessly small').to.be.above(MAX_BATCH_ARGUMENTS / 4);
   });
@@ -59,8 +61,9 @@ describe('the decision batcher (adapter stubbed)', () => {
     const huge = decisionOf('c', Math.ceil(MAX_BATCH_ARGUMENTS / perTier)); // more than the bound alone
     const decisions = [decisionOf('a', 1), decisionOf('b', 1), huge, decisionOf('d', 1), decisionOf('e', 1)];
     await Promise.allSettled(decisions.map((decision) => batcher.decide(decision)));
-    const pair = 2 * callSizeOf(decisionOf('x', 1));
-    expect(sizes, 'keys and arguments per call').to.deep.equal([pair, callSizeOf(huge), pair]);
+    const sizeOf = (call: ScriptDecision[]): number => ((encoded) => encoded.keys.length + encoded.args.length)(encodeCall(call));
+    const pair = sizeOf(decisions.slice(0, 2));
+    expect(sizes, 'keys and arguments per call').to.deep.equal([pair, sizeOf([huge]), pair]);
   });
 
   it('fails the callers of a batch whose sending throws, and sends the next batches as usual', async () => {
