@@ -98,7 +98,7 @@ function stackTiers(rules: Rules, namespace: string): (Rules & { namespace: stri
 /** What the floors send, on one client: the fewest calls and reads each client allows. */
 interface Wire {
   readonly client: Redis | Clients['nodeRedis'];
-  /** One MULTI of `commands`; resolves with the second reply (the ZCARD of attemptCommands()). */
+  /** One MULTI of `commands`; resolves with the second reply (the ZCARD of attemptCommands(), the ZRANGE of the card's). */
   readonly multiCount: (commands: readonly (readonly (string | number)[])[]) => Promise<unknown>;
   readonly evalsha: (sha1: string, keys: readonly string[], args: readonly (string | number)[]) => Promise<unknown>;
   readonly loadScript: (lua: string) => Promise<unknown>;
@@ -241,6 +241,20 @@ function redisContenders(backend: 'ioredis' | 'node-redis5'): Contender[] {
         decide: async (id) => {
           const { now, member } = stamp();
           return Number(await redis.multiCount(attemptCommands(libraryKey(namespace, id), rule, now, member))) >= rule.maxInInterval;
+        },
+      };
+    }),
+    on('floor-card', "floor: bare MULTI of the card's four commands", 'floor', (rules, namespace, clients) => {
+      const redis = wire(backend, clients);
+      const ttl = String(rules.interval);
+      return {
+        keyOf: (id) => libraryKey(namespace, id),
+        // ZREMRANGEBYSCORE, ZRANGE 0 -1, ZADD, PEXPIRE: the design the library started from, its window read whole.
+        decide: async (id) => {
+          const { now, member } = stamp();
+          const key = libraryKey(namespace, id);
+          const commands = [['zremrangebyscore', key, '-inf', String(now - rules.interval * 1000)], ['zrange', key, '0', '-1'], ['zadd', key, String(now), member], ['pexpire', key, ttl]];
+          return ((await redis.multiCount(commands)) as unknown[]).length >= rules.maxInInterval;
         },
       };
     }),

@@ -30,6 +30,10 @@ export const TARGETS: readonly TargetRow[] = [
   { name: 'script path / bare EVALSHA of the decide script, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'floor-lua@{client} many-c{c}', min: 0.9 },
   { name: '3-tier stack / bare EVALSHA over 3 tiers, {client}, many ids, c{c}', a: 'lib-stack3@{client} many-c{c}', b: 'floor-lua-stack3@{client} many-c{c}', min: 0.9 },
   { name: 'control: bare EVALSHA / the same floor again, ioredis, many ids, c{c}', a: 'control-floor-lua@ioredis many-c{c}', b: 'floor-lua@ioredis many-c{c}', min: 0.9, max: 1.1, info: true },
+  // The default path against what users would otherwise pick, and the MULTI path against the card's own four commands.
+  { name: 'default path (the script, countBlocked true) / rolling-rate-limiter, {client}, many ids, c64', a: 'lib-script-cb@{client} many-c64', b: 'rrl@{client} many-c64', min: 1 },
+  { name: 'hot id, default path (the script) / rolling-rate-limiter, {client}, c{c}', a: 'lib-script-cb@{client} hot-c{c}', b: 'rrl@{client} hot-c{c}', min: 20 },
+  { name: "MULTI path (useScript: false) / bare MULTI of the card's four commands, {client}, many ids, c64", a: 'lib-multi@{client} many-c64', b: 'floor-card@{client} many-c64', min: 0.7 },
   // A hot, mostly blocked id against rolling-rate-limiter's, which sends back its whole window on every call.
   { name: 'hot id, MULTI path (useScript: false) / rolling-rate-limiter, {client}, c{c}', a: 'lib-multi@{client} hot-c{c}', b: 'rrl@{client} hot-c{c}', min: 20 },
   { name: 'hot id, script path / rolling-rate-limiter, {client}, c{c}', a: 'lib-script@{client} hot-c{c}', b: 'rrl@{client} hot-c{c}', min: 20 },

@@ -1,4 +1,5 @@
 import type { WindowRule } from '../../core/decision-model.js';
+import { microsecondsToWholeMillisecondsUp } from '../../core/clock.js';
 import { actionRecordsKey, nextMember } from '../../core/identity.js';
 import type { Tier } from '../../core/store.js';
 import { defineScript } from '../scripts/redis-script.js';
@@ -67,6 +68,10 @@ export const RULE: readonly Field<WindowRule>[] = [
   numberField('max', (rule) => rule.maxInInterval),
   numberField('gap', (rule) => rule.minDifferenceUs),
   flagField('countBlocked', (rule) => rule.countBlocked),
+  /** The key's TTL in ms: the interval, rounded up. */
+  textField('ttl', (rule) => microsecondsToWholeMillisecondsUp(rule.intervalUs)),
+  /** The companion's TTL in ms: a millisecond more, so that it never misses a record the key still holds. */
+  textField('actionTtl', (rule) => microsecondsToWholeMillisecondsUp(rule.intervalUs) + 1),
 ];
 
 /** A decision's first values in the reply: the time decided at, allowed (1 or 0, or a negative {@link DECISION_FAILED} code when that decision alone failed and wrote nothing), and already admitted (1 or 0). */
@@ -122,8 +127,7 @@ ${luaOffsets('rule', RULE)}
 
 ${FLOOD_BOUND_LUA}
 -- The call's rules, read once: a rule that is not numbers, or has a max below 1, stays nil, and refuses the
--- decisions that name it. The companion outlives its key by a millisecond, so it never misses a record the key
--- still holds.
+-- decisions that name it.
 local ruleCount = tonumber(ARGV[1])
 if ruleCount == nil then return redis.error_reply('decide: bad rule count') end
 local rulesAt = #ARGV - rule_width * ruleCount
@@ -132,8 +136,10 @@ for i = 1, ruleCount do
   local a = rulesAt + rule_width * (i - 1)
   local interval, max, gap = tonumber(ARGV[a + rule_interval]), tonumber(ARGV[a + rule_max]), tonumber(ARGV[a + rule_gap])
   if interval and max and gap and max >= 1 then
-    local ms = math.ceil(interval / 1000)
-    rules[i] = { interval = interval, max = max, gap = gap, countBlocked = ARGV[a + rule_countBlocked] == '1', ttl = integer(ms), actionTtl = integer(ms + 1) }
+    rules[i] = {
+      interval = interval, max = max, gap = gap, countBlocked = ARGV[a + rule_countBlocked] == '1',
+      ttl = ARGV[a + rule_ttl], actionTtl = ARGV[a + rule_actionTtl],
+    }
   end
 end
 
@@ -150,29 +156,26 @@ while a0 < rulesAt do
   local member, actionId = ARGV[a0 + header_member], ARGV[a0 + header_actionId]
   local record = member ~= '' or actionId ~= ''
   local failure = now == nil and BAD_ARGUMENT or nil
+  -- Each tier's rule, and the first command on each of its keys, which tells a key of another type before anything
+  -- is written: the decision then fails alone.
   for i = 1, failure and 0 or n do
     local rule = rules[tonumber(ARGV[a0 + header_width + tier_width * (i - 1) + tier_rule]) or 0]
     if rule == nil then
       failure = BAD_ARGUMENT
       break
     end
-    ruleOf[i] = rule
-  end
-  -- The first command on each key tells a key of another type, before anything is written: the decision then
-  -- fails alone.
-  for i = 1, failure and 0 or n do
-    local key, count = KEYS[k0 + keys_width * (i - 1) + keys_key]
+    local k, count = k0 + keys_width * (i - 1)
     if record then
-      count = tryCall('ZCARD', key)
-      if actionId ~= '' and not failed(count) and failed(tryCall('ZCARD', KEYS[k0 + keys_width * (i - 1) + keys_actions])) then count = nil end
+      count = tryCall('ZCARD', KEYS[k + keys_key])
+      if actionId ~= '' and type(count) == 'number' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number' then count = nil end
     else
-      count = tryCall('ZCOUNT', key, '(' .. integer(now - ruleOf[i].interval), '+inf')
+      count = tryCall('ZCOUNT', KEYS[k + keys_key], '(' .. integer(now - rule.interval), '+inf')
     end
-    if count == nil or failed(count) then
+    if type(count) ~= 'number' then
       failure = WRONG_TYPE
       break
     end
-    held[i], counts[i] = count, count
+    ruleOf[i], held[i], counts[i] = rule, count, count
   end
   if failure then
     local allowed, alreadyAdmitted = failure, 0

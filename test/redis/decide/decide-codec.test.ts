@@ -62,7 +62,7 @@ describe('the decide script call layout', () => {
     expect(keys).to.have.length(3 * TIER_KEYS.length);
     expect(args).to.have.length(1 + 3 * (DECISION_HEADER.length + TIER_ARGUMENTS.length) + RULE.length);
     expect(args[0], 'rules in the call').to.equal(1);
-    expect(args.slice(-RULE.length)).to.deep.equal([60_000_000, 10, 0, '0']);
+    expect(args.slice(-RULE.length)).to.deep.equal([60_000_000, 10, 0, '0', 60_000, 60_001]);
   });
 
   it('carries every field of the header, the tiers and the reply to the slot the other side reads, through real Redis', async () => {
