@@ -93,18 +93,32 @@ export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
   }
 }
 
-/** A stack's info: each tier's numbers with its rule, and the stack's own from them. */
+/** A stack's info: each tier's numbers with its rule, and the stack's own from them, in one pass (this runs on every decision). */
 function present(infos: readonly RateLimitInfo[], tiers: readonly TierSpec[]): StackRateLimitInfo {
-  const tierInfos = infos.map((info, i): TierRateLimitInfo => {
+  const tierInfos: TierRateLimitInfo[] = [];
+  let blocked = false;
+  let blockedDueToCount = false;
+  let blockedDueToMinDifference = false;
+  let actionsRemaining = Infinity;
+  let millisecondsUntilAllowed = 0;
+  for (let i = 0; i < infos.length; i += 1) {
+    const info = infos[i] as RateLimitInfo;
     const { namespace, rule } = tiers[i] as TierSpec;
-    return { ...info, namespace, interval: rule.intervalUs / MICROSECONDS_PER_MILLISECOND, maxInInterval: rule.maxInInterval };
-  });
-  return {
-    blocked: infos.some((info) => info.blocked),
-    blockedDueToCount: infos.some((info) => info.blockedDueToCount),
-    blockedDueToMinDifference: infos.some((info) => info.blockedDueToMinDifference),
-    actionsRemaining: Math.min(...infos.map((info) => info.actionsRemaining)),
-    millisecondsUntilAllowed: Math.max(...infos.map((info) => info.millisecondsUntilAllowed)),
-    tiers: tierInfos,
-  };
+    tierInfos.push({
+      blocked: info.blocked,
+      blockedDueToCount: info.blockedDueToCount,
+      blockedDueToMinDifference: info.blockedDueToMinDifference,
+      actionsRemaining: info.actionsRemaining,
+      millisecondsUntilAllowed: info.millisecondsUntilAllowed,
+      namespace,
+      interval: rule.intervalUs / MICROSECONDS_PER_MILLISECOND,
+      maxInInterval: rule.maxInInterval,
+    });
+    blocked ||= info.blocked;
+    blockedDueToCount ||= info.blockedDueToCount;
+    blockedDueToMinDifference ||= info.blockedDueToMinDifference;
+    actionsRemaining = Math.min(actionsRemaining, info.actionsRemaining);
+    millisecondsUntilAllowed = Math.max(millisecondsUntilAllowed, info.millisecondsUntilAllowed);
+  }
+  return { blocked, blockedDueToCount, blockedDueToMinDifference, actionsRemaining, millisecondsUntilAllowed, tiers: tierInfos };
 }
