@@ -18,7 +18,7 @@ import { hasMembers, type GlideLikeClient, type RedisCommand } from './client-ty
 import { retryRedirected } from './cluster-redirection.js';
 import { execReplies } from './exec-replies.js';
 import { GlideSlotMap } from './glide-slot-map.js';
-import { scriptCommand, stringsOf } from './node-redis-commands.js';
+import { StringCommandAdapter, stringsOf } from './node-redis-commands.js';
 import { ATOMIC_BLOCK_SCRIPT } from '../scripts/atomic-block-script.js';
 import { runScript } from '../scripts/run-script.js';
 
@@ -49,15 +49,15 @@ export function redisErrorOf(error: unknown): unknown {
 }
 
 /** {@link RedisAdapter} for Valkey GLIDE 2's `GlideClient` and `GlideClusterClient`. */
-export class GlideAdapter implements RedisAdapter {
+export class GlideAdapter extends StringCommandAdapter implements RedisAdapter {
   readonly client: GlideLikeClient;
   readonly kind: string;
   readonly isCluster: boolean;
-  readonly supportsScripts = true;
   readonly #calls: GlideCalls;
   readonly #slots: GlideSlotMap | undefined;
 
   constructor(client: GlideLikeClient) {
+    super();
     this.client = client;
     this.#calls = client;
     this.isCluster = isGlideCluster(client);
@@ -71,20 +71,12 @@ export class GlideAdapter implements RedisAdapter {
     return runScript(this, ATOMIC_BLOCK_SCRIPT, [String(commands[0]?.[1] ?? '')], args, execReplies);
   }
 
-  evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.#send(scriptCommand('EVALSHA', sha1, keys, args), keys[0]);
-  }
-
-  eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.#send(scriptCommand('EVAL', lua, keys, args), keys[0]);
-  }
-
   /** On a cluster: the master (`host:port`) the cluster named for the key's slot at the last read of its slot map (at most about a second ago). */
   slotOwner(key: string): string | undefined {
     return this.#slots?.ownerOf(key);
   }
 
-  #send(command: string[], key: string | undefined): Promise<unknown> {
+  protected send(command: string[], key: string | undefined): Promise<unknown> {
     if (!this.isCluster || key === undefined) return this.#calls.customCommand(command).catch(throwRedisError);
     const route = { route: { type: 'primarySlotKey', key } } as const;
     const send = (): Promise<unknown> => this.#calls.customCommand(command, route).catch(throwRedisError);

@@ -23,7 +23,7 @@ import type { NodeRedisLikeCluster, RedisCommand } from './client-types.js';
 import { ClusterSlotMap } from './cluster-slot-map.js';
 import { StallWatch } from './cluster-stall-watch.js';
 import { execReplies } from './exec-replies.js';
-import { scriptCommand, stringsOf } from './node-redis-commands.js';
+import { StringCommandAdapter, stringsOf } from './node-redis-commands.js';
 import { nodeRedisConnectionProblem, whenOpen } from './node-redis-adapter.js';
 
 /**
@@ -31,15 +31,15 @@ import { nodeRedisConnectionProblem, whenOpen } from './node-redis-adapter.js';
  * by `createCluster`. Every call is routed by its first key; a call refused
  * because its slot moved or is moving is sent again where the slot now is.
  */
-export class NodeRedisClusterAdapter implements RedisAdapter {
+export class NodeRedisClusterAdapter extends StringCommandAdapter implements RedisAdapter {
   readonly client: NodeRedisLikeCluster;
   readonly kind = 'node-redis cluster';
   readonly isCluster = true;
-  readonly supportsScripts = true;
   readonly #slots: ClusterSlotMap;
   readonly #stalls: StallWatch;
 
   constructor(client: NodeRedisLikeCluster) {
+    super();
     this.client = client;
     this.#slots = new ClusterSlotMap(client);
     this.#stalls = new StallWatch((stuckKey) => this.#slots.refreshElsewhere(stuckKey));
@@ -68,20 +68,12 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
     });
   }
 
-  evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.#script(scriptCommand('EVALSHA', sha1, keys, args), keys[0]);
-  }
-
-  eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.#script(scriptCommand('EVAL', lua, keys, args), keys[0]);
-  }
-
   /** What the client shows: only whether it is open (a cluster client has a connection per node). */
   connectionProblem(): ConnectionProblem | undefined {
     return nodeRedisConnectionProblem(this.kind, { isOpen: this.client.isOpen }, (summary) => ({ summary }));
   }
 
-  #script(command: string[], key: string | undefined): Promise<unknown> {
+  protected send(command: string[], key: string | undefined): Promise<unknown> {
     return whenOpen(this.client, this.kind, () => {
       const sent = this.client.sendCommand(key, false, command);
       if (key === undefined) return sent;
