@@ -1,14 +1,8 @@
 // The only place where what the caller names (an id, an action id) becomes
-// what a store holds (a key, a sorted-set member).
-//
-// A key is `<namespace>:{<id>}` with both parts escaped so that the key is
-// injective and the Redis Cluster hash tag is exactly the id:
-//   - `%`, `{`, `}` and `:` become `%25`, `%7B`, `%7D`, `%3A`, so the first `:`
-//     ends the namespace, the first `{` opens the tag and the first `}` closes it;
-//   - a lone UTF-16 surrogate (which UTF-8 cannot encode, and which clients
-//     would all turn into U+FFFD) becomes `%uD800`-style text.
-// Every key of one id therefore hashes to one Cluster slot, whatever the
-// namespace, which lets several tiers of one id be decided in one script.
+// what a store holds (a key, a sorted-set member). A key is
+// `<namespace>:{<id>}`, both parts escaped as the README's "Key format" says:
+// injective, and the Redis Cluster hash tag is exactly the id, so several
+// tiers of one id are decided in one script.
 
 import { randomBytes } from 'node:crypto';
 
@@ -82,11 +76,9 @@ export function nextMember(): string {
   return processTag + counter.toString(36);
 }
 
-// Action ids: an optional id per attempt (a job id, a notification id) that
-// makes retries idempotent and admitted actions refundable. It is stored
-// escaped as key parts are (so ids that differ only in a lone surrogate stay
-// distinct in Redis), marked with whether the action was admitted; the
-// members of attempts without one (see nextMember) never start with a mark.
+// Action ids (docs/semantics.md, "Action ids, undo, clear") are stored escaped
+// as key parts are, marked with whether the action was admitted; the members
+// of attempts without one (see nextMember) never start with a mark.
 
 /**
  * The companion of a Redis key: a sorted set, in the same hash slot (the key

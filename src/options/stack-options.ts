@@ -1,7 +1,6 @@
-import { boolean, normalize, optional } from '../core/check.js';
+import { boolean, normalize, optional, type Normalized } from '../core/check.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import type { StoreErrorPolicy } from '../core/store-error-policy.js';
-import type { NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
 import { circuitBreakerOption, type CircuitBreakerOptions } from './circuit-breaker-options.js';
 import { LIMITER_DEFAULTS, storeErrorPolicy } from './limiter-options.js';
 
@@ -29,18 +28,14 @@ export interface RateLimiterStackOptions<Info extends RateLimitInfo = RateLimitI
   readonly batch?: boolean;
 }
 
-/** A stack's options after validation, with every default filled in. */
-export interface NormalizedStackOptions<Info extends RateLimitInfo> {
-  readonly onStoreError: StoreErrorPolicy<Info>;
-  readonly circuitBreaker: NormalizedCircuitBreakerOptions | false;
-  readonly batch: boolean;
-}
-
 const STACK_SCHEMA = {
   onStoreError: storeErrorPolicy,
   circuitBreaker: circuitBreakerOption,
   batch: optional(boolean, LIMITER_DEFAULTS.batch),
 };
+
+/** A stack's options after validation, with every default filled in. */
+export type NormalizedStackOptions<Info extends RateLimitInfo> = Omit<Normalized<typeof STACK_SCHEMA>, 'onStoreError'> & { readonly onStoreError: StoreErrorPolicy<Info> };
 
 /** Validates a stack's options (an unknown key is refused, as for a limiter) and fills in the defaults. */
 export function normalizeStackOptions<Info extends RateLimitInfo>(options: RateLimiterStackOptions<Info> | undefined): NormalizedStackOptions<Info> {

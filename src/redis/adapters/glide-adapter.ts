@@ -1,17 +1,12 @@
 // The adapter for Valkey GLIDE 2 clients (`GlideClient`, `GlideClusterClient`),
-// recognised by their members: the library never imports GLIDE. So scripts go
-// as `customCommand(['EVALSHA', …])` through the shared runner (run-script.ts,
-// EVAL on NOSCRIPT) rather than through GLIDE's `Script` class, which would
-// need a `release()` per script object; and a transaction, which in GLIDE is a
-// `Batch` of its own package, is one call of the atomic block script
-// (atomic-block-script.ts), as atomic as MULTI/EXEC.
-//
-// On a cluster every call is routed to the master of its first key's slot.
-// GLIDE follows MOVED and ASK itself, but while a slot moves back and forth it
-// can run out of tries and answer MOVED, TRYAGAIN or CLUSTERDOWN: the adapter
-// then sends the call again (cluster-redirection.ts). GLIDE also rewrites the
-// server's error codes (`NOSCRIPT …` arrives as `… - NoScriptError: …`): those
-// the library reads get their Redis form back, with GLIDE's error as the cause.
+// recognised by their members: the library never imports GLIDE (the README's
+// "Clients" and "Redis Cluster" say what differs). Scripts go as
+// `customCommand(['EVALSHA', …])` rather than through GLIDE's `Script` class,
+// which would need a `release()` per script object; a transaction is one call
+// of the atomic block script. On a cluster every call is routed to the master
+// of its first key's slot, and sent again when GLIDE gives up on a
+// redirection. GLIDE's rewritten error codes (`NOSCRIPT …` arrives as
+// `… - NoScriptError: …`) get their Redis form back.
 
 import type { RedisAdapter } from './adapter.js';
 import { hasMembers, type GlideLikeClient, type RedisCommand } from './client-types.js';

@@ -1,21 +1,11 @@
 // The adapter for node-redis (`redis` 4 and 5) cluster clients. Every call is
-// routed by its first key, and the client's own redirection handling stays in
-// charge where it works: single commands (the scripts) follow MOVED and ASK.
-// Where it does not, this adapter finishes the job:
-//
-// - node-redis sends a MULTI straight to the master its slot map names and
-//   follows neither MOVED nor ASK for it (v5), or sees only EXEC's
-//   EXECABORT (v4); and it refreshes its slot map only when a single command
-//   meets MOVED. So once a slot had moved, every MULTI for it failed.
-// - A multi-key script meets TRYAGAIN while its slot is being migrated (its
-//   keys are split between two masters), which no client retries.
-// - v4 sends ASKING apart from the command it is for, so under concurrency
-//   another command can take the ASKING and the command is refused.
-//
-// On such an answer the adapter refreshes the client's slot map and sends the
-// call again itself (ClusterSlotMap.resend). And since node-redis waits
-// forever on a master that died, it watches its calls and has the slot map
-// re-read through a live master when they stall (cluster-stall-watch.ts).
+// routed by its first key; single commands (the scripts) follow MOVED and ASK
+// in the client. What node-redis leaves undone (docs/guides/redis-cluster.md,
+// "When slots move" and "When a master fails"), the adapter does: a MULTI
+// refused (v5: MOVED, ASK; v4: EXECABORT) or a TRYAGAIN is sent again by
+// ClusterSlotMap.resend, which also queues ASKING right before its command
+// (v4 sends it apart, where another command can take it); and calls to a dead
+// master are watched (cluster-stall-watch.ts).
 
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import type { RedisAdapter } from './adapter.js';

@@ -21,16 +21,10 @@ const NO_TIMESTAMPS: readonly number[] = [];
 const NOT_BLOCKED: Verdict = { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false };
 
 /**
- * The in-process store, one per limiter without a `client`. Each write
- * reclaims a few ids not written for an `interval` of wall-clock time (see
- * {@link ExpiryQueue}), and an id past that time reads as empty, as Redis
- * expires a key; memory stays proportional to the ids active within the
- * last interval, however often they are cleared or undone. No timer is
- * kept, per id or otherwise, so the process can always exit.
- *
- * Decisions are synchronous, so tiers held by several memory stores (a stack
- * of in-memory limiters) are decided together atomically, exactly as the
- * decide script does on Redis.
+ * The in-process store, one per limiter without a `client` (the README's "The
+ * in-memory store"): each write reclaims a few expired ids (see
+ * {@link ExpiryQueue}), and no timer is kept. Decisions are synchronous, so
+ * the tiers of a stack of in-memory limiters are decided together atomically.
  */
 export class MemoryStore implements Store {
   readonly #entries = new Map<string, MemoryEntry>();
