@@ -28,12 +28,8 @@ export interface RecordedWindow {
   readonly maxthNewest: number | undefined;
 }
 
-/** Which rules block an attempt. */
-export interface Verdict {
-  readonly blocked: boolean;
-  readonly blockedDueToCount: boolean;
-  readonly blockedDueToMinDifference: boolean;
-}
+/** Which rules block an attempt: the first three fields of its info. */
+export type Verdict = Pick<RateLimitInfo, 'blocked' | 'blockedDueToCount' | 'blockedDueToMinDifference'>;
 
 /** docs/semantics.md steps 2 to 4: whether an attempt at `now` is blocked, and why. */
 export function judge(rule: WindowRule, now: number, prior: Pick<WindowSample, 'count' | 'newest'>): Verdict {

@@ -80,16 +80,12 @@ export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
     if (!Array.isArray(limiters) || limiters.length === 0) {
       throw new InvalidOptionTypeError('Expected `limiters` to be a non-empty array of RollingRateLimiter instances', 'limiters', limiters);
     }
-    // An index loop, not map(): map() skips the holes of a sparse array.
-    const cores: TieredCore<RateLimitInfo>[] = [];
-    for (let i = 0; i < limiters.length; i += 1) {
-      const core = limiters[i] instanceof RollingRateLimiter ? TieredLimiter.coreOf(limiters[i]) : undefined;
-      if (core === undefined) {
-        throw new InvalidOptionTypeError(`Expected \`limiters[${i}]\` to be a RollingRateLimiter instance`, 'limiters', limiters[i]);
-      }
-      cores.push(core);
-    }
-    return cores;
+    // Array.from, not map(): map() skips the holes of a sparse array.
+    return Array.from(limiters, (limiter, i) => {
+      const core = limiter instanceof RollingRateLimiter ? TieredLimiter.coreOf(limiter) : undefined;
+      if (core === undefined) throw new InvalidOptionTypeError(`Expected \`limiters[${i}]\` to be a RollingRateLimiter instance`, 'limiters', limiter);
+      return core;
+    });
   }
 }
 

@@ -64,9 +64,9 @@ export class MemoryStore implements Store {
       tiers: decision.tiers.map((tierDecision, i) => {
         const tier = tiers[i] as Tier;
         if (!tierDecision.recorded) return tierDecision;
-        const { entry, replacedBlocked } = (stores[i] as MemoryStore).#record(tier.key, tier.rule, at, member, actionId, wallMs);
         // The model's S' holds, but where this action's earlier blocked record was replaced: the model cannot know it was there.
-        return replacedBlocked ? { verdict: tierDecision.verdict, after: recordedWindow(entry, tier.rule) } : tierDecision;
+        const replaced = (stores[i] as MemoryStore).#record(tier, at, member, actionId, wallMs);
+        return replaced === undefined ? tierDecision : { verdict: tierDecision.verdict, after: replaced };
       }),
     };
   }
@@ -129,16 +129,9 @@ export class MemoryStore implements Store {
   /**
    * Records `now` (with its member, if any), then applies the flood bound,
    * and pushes back when the id is forgotten. An action is recorded once: its
-   * earlier blocked record is replaced.
+   * earlier blocked record is replaced, and S' is then returned as stored.
    */
-  #record(
-    key: string,
-    rule: WindowRule,
-    now: number,
-    member: string | undefined,
-    actionId: string | undefined,
-    wallMs: number,
-  ): { entry: MemoryEntry; replacedBlocked: boolean } {
+  #record({ key, rule }: Tier, now: number, member: string | undefined, actionId: string | undefined, wallMs: number): RecordedWindow | undefined {
     const expiresAt = wallMs + microsecondsToWholeMillisecondsUp(rule.intervalUs);
     let entry = this.#entries.get(key);
     if (entry === undefined) {
@@ -152,7 +145,7 @@ export class MemoryStore implements Store {
     entry.members?.splice(index, 0, member);
     keepWhatDecisionsNeed(entry, rule.maxInInterval);
     entry.expiresAt = expiresAt;
-    return { entry, replacedBlocked };
+    return replacedBlocked ? recordedWindow(entry, rule) : undefined;
   }
 }
 
