@@ -81,10 +81,9 @@ export function nextMember(): string {
 // of attempts without one (see nextMember) never start with a mark.
 
 /**
- * The companion of a Redis key: a sorted set, in the same hash slot (the key
- * ends with its hash tag), holding a copy of the key's records that carry an
- * action id, so that the flood bound can tell them apart without reading the
- * whole key. The decide script takes it as the tier's second key.
+ * The companion of a Redis key, in its hash slot: a sorted set of the key's
+ * records that carry an action id, so that the flood bound can tell them
+ * apart without reading the whole key (the decide script's second tier key).
  */
 export function actionRecordsKey(key: string): string {
   return `${key}:a`;
@@ -103,12 +102,10 @@ export function blockedMember(actionId: string): string {
 /** Options of one attempt. */
 export interface AttemptOptions {
   /**
-   * Makes the attempt idempotent: an action id that was already admitted (and
-   * is still in the window) is answered as admitted again and counted only
-   * once, so a retried job does not use up a second slot; an earlier blocked
-   * attempt with the same id is replaced, not counted twice. Use `undo` to
-   * give an admitted action back. Needs the decide script on Redis (not
-   * redis-mock).
+   * Makes the attempt idempotent: an action id already admitted (and still in
+   * the window) is answered as admitted and counted once; an earlier blocked
+   * attempt with it is replaced. `undo` gives an admitted action back. Needs
+   * the decide script on Redis (not redis-mock).
    */
   readonly actionId?: string;
 }

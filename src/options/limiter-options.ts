@@ -39,24 +39,17 @@ export interface RollingRateLimiterOptions {
 
   /**
    * The Redis client that holds the limiter's state, shared by every process
-   * that uses it. Omitted: an in-process memory store, private to this
-   * limiter. Supported: an ioredis `Redis` or `Cluster` (ioredis 5 or 6), a
-   * node-redis client from `createClient` or `createCluster` (`redis` 4 or 5,
-   * connected by you), a Valkey GLIDE 2 `GlideClient` or `GlideClusterClient`
-   * (`@valkey/valkey-glide`; what other clients run as MULTI runs there as one
-   * atomic script call, so `useScript: false` does not avoid EVAL), or a
-   * redis-mock client for unit tests (MULTI path only: `countBlocked: true`
-   * with a local clock). iovalkey (the ioredis fork for Valkey) is taken as
-   * ioredis: its `Redis` and `Cluster` work the same way.
+   * that uses it: an ioredis or iovalkey `Redis` or `Cluster`, a node-redis
+   * client, cluster or sentinel (connected by you), a Valkey GLIDE 2 client,
+   * or redis-mock for unit tests (MULTI path only); see the README's
+   * "Clients". Omitted: an in-process memory store, private to this limiter.
    */
   readonly client?: RedisClient;
 
   /**
    * Whether blocked attempts are recorded too. `true` (the default) keeps a
    * client that hammers blocked until it slows down; `false` records only the
-   * actions that were allowed. On Redis, `false` decides and records in one
-   * atomic script call (EVALSHA), so no two processes can both take the last
-   * slot; `true` needs only plain commands in one MULTI.
+   * actions that were allowed (on Redis, atomically, by the decide script).
    * @default true
    */
   readonly countBlocked?: boolean;
@@ -97,10 +90,8 @@ export interface RollingRateLimiterOptions {
   /**
    * How a Redis limiter decides: by default (and with `true`) every attempt is
    * one EVALSHA of the decide script, wherever the client can run scripts.
-   * `false` asks for plain commands in a MULTI instead, for a Redis where
-   * scripts are not allowed: it serves `countBlocked: true` on a local clock,
-   * without action ids, and is refused with `countBlocked: false` and
-   * `clock: 'redis'`. redis-mock always uses the MULTI. Only with a `client`.
+   * `false` asks for plain commands in a MULTI, for a Redis where scripts are
+   * not allowed: `countBlocked: true` on a local clock, without action ids.
    * @default undefined (the script where the client runs scripts, else the MULTI)
    */
   readonly useScript?: boolean;
@@ -108,11 +99,9 @@ export interface RollingRateLimiterOptions {
   /**
    * Batches decisions on Redis: the decisions this process asks for in the
    * same turn of the event loop (from every `batch: true` limiter or stack on
-   * the same client, up to 256) go to Redis as one call of the decide script,
-   * which decides them in call order, each exactly as if it had been sent
-   * alone; a lone call is sent at once. Needs a `client` that can run scripts
-   * (not redis-mock), and is refused with `useScript: false`. The timeout and
-   * `onStoreError` apply to each caller. See the README, "Batching".
+   * the same client) go to Redis as one call of the decide script, each
+   * decided exactly as if sent alone. Needs a `client` that runs scripts, and
+   * not `useScript: false`. See the README, "Batching".
    * @default false
    */
   readonly batch?: boolean;
@@ -120,10 +109,9 @@ export interface RollingRateLimiterOptions {
   /**
    * Stops calling a store that keeps failing: after `failureThreshold`
    * consecutive store failures or timeouts, every call is decided by
-   * `onStoreError` at once for `cooldown`, with a {@link StoreError} of code
-   * `CIRCUIT_OPEN`; then one call probes the store, and a success closes the
-   * circuit. `false` turns it off. On a Redis Cluster each master has its own
-   * circuit. Redis only: the in-memory store cannot fail.
+   * `onStoreError` at once for `cooldown` (a {@link StoreError} of code
+   * `CIRCUIT_OPEN`), then one call probes the store. `false` turns it off.
+   * One circuit per Cluster master; Redis only.
    * @default { failureThreshold: 5, cooldown: 1000 }
    */
   readonly circuitBreaker?: CircuitBreakerOptions | false;

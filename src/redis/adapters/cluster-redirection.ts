@@ -39,8 +39,7 @@ export function maxRetries(redirection: Redirection): number {
 /**
  * The pause before the `retry`-th try (from 1): none before the first try
  * after MOVED or ASK, which say where to go; 100 ms each while the cluster is
- * down (as ioredis waits); otherwise 5 ms, doubling, at most 200 ms (eight
- * tries wait about 0.7 s in all, well within the default timeout).
+ * down (as ioredis waits); otherwise 5 ms, doubling, at most 200 ms.
  */
 export function retryPauseMs(retry: number, redirection: Redirection): number {
   if (redirection.kind === 'down') return 100;
@@ -50,9 +49,8 @@ export function retryPauseMs(retry: number, redirection: Redirection): number {
 
 /**
  * Makes a call refused with `error` again by `retry` (given the redirection
- * and the refusal), up to {@link maxRetries} times, each after a pause of
- * {@link retryPauseMs}, for as long as it is refused; any other error is
- * thrown as it is.
+ * and the refusal), for as long as it is refused, within {@link maxRetries}
+ * and {@link retryPauseMs}; any other error is thrown as it is.
  */
 export async function retryRedirected<T>(error: unknown, retry: (redirection: Redirection, refusal: unknown) => Promise<T>): Promise<T> {
   let last = error;

@@ -34,11 +34,9 @@ export class StallWatch {
   }
 
   /**
-   * Rescues the oldest call's key when that call stalls. Once a call stalls,
-   * the watchdog keeps checking every RESCUE_INTERVAL_MS until none does, so
-   * that the slot map is re-read soon after a promotion even while no new
-   * call comes (a circuit breaker that opened lets one through a second).
-   * Calls unanswered for FORGET_MS are forgotten.
+   * Rescues the oldest call's key when that call stalls, and keeps checking
+   * until none does, even while no new call comes (an open circuit lets one
+   * through a second). Calls unanswered for FORGET_MS are forgotten.
    */
   #checkForStall(now = performance.now()): void {
     let oldest;
