@@ -3,11 +3,11 @@ import { MICROSECONDS_PER_MILLISECOND } from '../core/clock.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import type { TieredCore, TierSpec } from '../core/tiered-core.js';
 import { assembleStack } from '../options/assemble.js';
-import { normalizeStackOptions, type RateLimiterStackOptions } from '../options/stack-options.js';
+import { normalizeStackOptions, type RateLimiterStackOptions } from '../options/limiter-options.js';
 import { RollingRateLimiter } from './rolling-rate-limiter.js';
 import { TieredLimiter } from './tiered-limiter.js';
 
-export type { RateLimiterStackOptions } from '../options/stack-options.js';
+export type { RateLimiterStackOptions } from '../options/limiter-options.js';
 
 /** One tier's part of a stack's info: its own numbers, and which limiter it is. */
 export interface TierRateLimitInfo extends RateLimitInfo {

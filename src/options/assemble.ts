@@ -17,8 +17,7 @@ import { RedisStore, type RedisPath } from '../redis/redis-store.js';
 import type { NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
 import { GuardedStore } from '../resilience/guarded-store.js';
 import { MemoryStore } from '../stores/memory/memory-store.js';
-import type { NormalizedOptions } from './limiter-options.js';
-import type { NormalizedStackOptions } from './stack-options.js';
+import type { NormalizedOptions, NormalizedStackOptions } from './limiter-options.js';
 
 /** Which way a face's decisions go: the in-process store, or Redis by plain commands, by the decide script, or in batches of script calls. */
 type Path = 'memory' | RedisPath;

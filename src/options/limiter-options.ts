@@ -1,6 +1,7 @@
 import { boolean, choice, duration, integer, normalize, object, optional, string, MAX_INTEGER, MAX_MILLISECONDS, describeValue } from '../core/check.js';
 import type { Duration, Normalized } from '../core/check.js';
 import type { MicrosecondClock } from '../core/clock.js';
+import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import { isStoreErrorPolicy, type StoreErrorPolicy } from '../core/store-error-policy.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
@@ -117,6 +118,30 @@ export interface RollingRateLimiterOptions {
   readonly circuitBreaker?: CircuitBreakerOptions | false;
 }
 
+/** Options of {@link RateLimiterStack}. */
+export interface RateLimiterStackOptions<Info extends RateLimitInfo = RateLimitInfo> {
+  /**
+   * What to do when the store fails or does not answer in time; see
+   * {@link StoreErrorPolicy}. A fallback is a stack (or anything with
+   * `limitWithInfo` and `wouldLimitWithInfo` returning a {@link StackRateLimitInfo}).
+   * @default 'throw'
+   */
+  readonly onStoreError?: StoreErrorPolicy<Info>;
+  /**
+   * The stack's own circuit breaker around its store calls; see
+   * the `circuitBreaker` option of {@link RollingRateLimiter}.
+   * @default { failureThreshold: 5, cooldown: 1000 }
+   */
+  readonly circuitBreaker?: CircuitBreakerOptions | false;
+  /**
+   * Sends the stack's decisions to Redis in batches, as the `batch` option of
+   * {@link RollingRateLimiter} describes: the stack's own setting, whatever
+   * its limiters'. Each decision still covers every tier atomically.
+   * @default false
+   */
+  readonly batch?: boolean;
+}
+
 /** The defaults of a limiter's optional options (`namespace` has one only without a client). */
 export const LIMITER_DEFAULTS = Object.freeze({
   minDifference: 0,
@@ -184,4 +209,17 @@ export function normalizeLimiterOptions(options: RollingRateLimiterOptions): Nor
     );
   }
   return { ...checked, namespace: checked.namespace ?? LIMITER_DEFAULTS.memoryNamespace };
+}
+
+const STACK_SCHEMA = { onStoreError: storeErrorPolicy, circuitBreaker: circuitBreakerOption, batch: LIMITER_SCHEMA.batch };
+
+/** A stack's options after validation, with every default filled in. */
+export type NormalizedStackOptions<Info extends RateLimitInfo> = Omit<Normalized<typeof STACK_SCHEMA>, 'onStoreError'> & {
+  readonly onStoreError: StoreErrorPolicy<Info>;
+};
+
+/** Validates a stack's options (an unknown key is refused, as for a limiter) and fills in the defaults. */
+export function normalizeStackOptions<Info extends RateLimitInfo>(options: RateLimiterStackOptions<Info> | undefined): NormalizedStackOptions<Info> {
+  const { onStoreError, circuitBreaker, batch } = normalize(options, STACK_SCHEMA, "the stack's options", { allowMissing: true });
+  return { onStoreError: onStoreError as StoreErrorPolicy<Info>, circuitBreaker, batch };
 }
