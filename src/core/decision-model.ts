@@ -115,11 +115,8 @@ function recordedWindow(rule: WindowRule, now: number, sample: WindowSample, rec
 }
 
 /**
- * docs/semantics.md steps 2 to 5 for one attempt at `now` across tiers, from a
- * sample of each tier's S, without writing anything: the action is allowed
- * only if every tier allows it, and a tier records the attempt when it counts
- * blocked attempts or when the action was allowed overall. The Redis script
- * follows the same rule.
+ * docs/semantics.md steps 2 to 5 ("Stacks" for several tiers) for one attempt
+ * at `now`, from a sample of each tier's S, without writing anything.
  */
 export function decideTiers(rules: readonly WindowRule[], now: number, samples: readonly WindowSample[]): StackDecision {
   const verdicts = rules.map((rule, i) => judge(rule, now, samples[i] as WindowSample));

@@ -99,13 +99,11 @@ export async function undoWithPolicy(
   undoInStore: () => Promise<boolean>,
 ): Promise<boolean> {
   const fallback = typeof policy === 'object' && typeof policy.undo === 'function' ? policy : undefined;
-  let removed: boolean;
+  let removed = false;
   try {
     removed = await undoInStore();
   } catch (error) {
     if (fallback === undefined || !isStoreFailure(error)) throw error;
-    return (await fallback.undo?.(id, actionId)) ?? false;
   }
-  const removedByFallback = (await fallback?.undo?.(id, actionId)) ?? false;
-  return removed || removedByFallback;
+  return ((await fallback?.undo?.(id, actionId)) ?? false) || removed;
 }

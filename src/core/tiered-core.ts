@@ -136,13 +136,11 @@ export class TieredCore<Info extends RateLimitInfo> {
    * else the tier's own (in a stack of in-memory limiters).
    */
   #keysByStore(id: string): [Store, string[]][] {
-    const groups: [Store, string[]][] = [];
+    const groups = new Map<Store, string[]>();
     for (const tier of this.#tiers) {
       const store = this.#options.store.sharesKeysWith(tier.store) ? this.#options.store : tier.store;
-      const group = groups.find(([candidate]) => candidate === store);
-      if (group === undefined) groups.push([store, [tier.keys.keyFor(id)]]);
-      else group[1].push(tier.keys.keyFor(id));
+      groups.set(store, [...(groups.get(store) ?? []), tier.keys.keyFor(id)]);
     }
-    return groups;
+    return [...groups];
   }
 }

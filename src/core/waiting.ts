@@ -6,6 +6,7 @@ import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { AttemptOptions, LimiterId } from './identity.js';
 import { duration, either, func, normalize, numberIn, object, oneOf, optional, renamed, string, MAX_INTEGER, MAX_MILLISECONDS, type Check, type Duration } from './check.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
+import type { FallbackLimiter } from './store-error-policy.js';
 
 /** Options of `waitUntilAllowed`. */
 export interface WaitOptions {
@@ -34,11 +35,8 @@ export interface WaitOptions {
   readonly jitter?: number;
 }
 
-/** What waiting needs of a limiter. */
-export interface WaitableLimiter<Info extends RateLimitInfo> {
-  limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<Info>;
-  wouldLimitWithInfo(id: LimiterId): Promise<Info>;
-}
+/** What waiting needs of a limiter: the two decisions a fallback limiter makes too. */
+export type WaitableLimiter<Info extends RateLimitInfo> = Pick<FallbackLimiter<Info>, 'limitWithInfo' | 'wouldLimitWithInfo'>;
 
 /** A small constant added to every sleep, so that a 0 ms wait on a busy id does not spin. */
 const MIN_SLEEP_MS = 1;

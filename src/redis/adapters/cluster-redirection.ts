@@ -1,13 +1,8 @@
-// Redis Cluster's answers that mean "not run here, try again": the slot is
-// served by another node (MOVED), is being imported by another node and this
-// key is already there (ASK), is being migrated with this command's keys split
-// between two nodes (TRYAGAIN), or the cluster cannot serve it right now
-// (CLUSTERDOWN, e.g. during a failover). EXECABORT is what EXEC answers when a
-// command of the MULTI was refused when queued, which for the limiter's own
-// well-formed commands means one of the above (node-redis 4 reports only it).
-// In every case Redis ran nothing, so sending the call again cannot record an
-// attempt twice: both cluster adapters (node-redis, GLIDE) do, through
-// `retryRedirected`.
+// Redis Cluster's answers that mean "not run here, try again" (MOVED, ASK,
+// TRYAGAIN, CLUSTERDOWN; and EXECABORT, which is what EXEC answers when a
+// command of the MULTI met one of them when queued, and all node-redis 4
+// reports). Redis ran nothing, so sending the call again cannot record an
+// attempt twice (docs/guides/redis-cluster.md, "When slots move").
 
 /**
  * What a refusal says: where to go (`moved`, `ask`), to try again soon
