@@ -21,13 +21,9 @@ export interface StoreDecision {
 }
 
 /**
- * Where limiters keep their recorded timestamps. The limiter knows only this
- * interface; only adapters know clients.
- *
- * Every method takes the tiers of one action (one tier for a single limiter):
- * the action is allowed only if every tier allows it, atomically, in one round
- * trip, as {@link decideTiers} describes. `now` undefined means the store's
- * own clock.
+ * Where limiters keep their recorded timestamps; only adapters know clients.
+ * Every method takes the tiers of one action, decided atomically in one round
+ * trip as {@link decideTiers} describes; `now` undefined means the store's own clock.
  */
 export interface Store {
   /** What holds the state, for error messages, e.g. `memory` or `node-redis cluster`. */

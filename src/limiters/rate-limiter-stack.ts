@@ -35,10 +35,7 @@ export interface StackRateLimitInfo extends RateLimitInfo {
 /**
  * Several limiters guarding the same action, decided together: the action is
  * allowed only if every tier allows it, in one round trip (one script call on
- * Redis), atomically. An attempt is recorded in a tier when that tier counts
- * blocked attempts (`countBlocked: true`) or when the action was allowed
- * overall, so a tier that does not count blocked attempts is untouched when
- * another tier blocks.
+ * Redis), atomically; what each tier records, docs/semantics.md ("Stacks") says.
  *
  * The limiters stay usable on their own; the stack shares their state.
  *

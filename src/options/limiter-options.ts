@@ -56,14 +56,10 @@ export interface RollingRateLimiterOptions {
   readonly countBlocked?: boolean;
 
   /**
-   * Where time comes from:
-   * - `'local'`: this process's microsecond clock; processes that share a
-   *   Redis must keep their clocks in sync;
-   * - `'redis'`: Redis `TIME`, read inside the decide script, so processes
-   *   whose clocks disagree still share one exact window (needs a `client`
-   *   that can run scripts, and Redis 5 or later);
-   * - a function returning integer microseconds since the Unix epoch (tests
-   *   inject one to walk through time without sleeping).
+   * Where time comes from (see the README's "Clocks"): `'local'`, this
+   * process's microsecond clock; `'redis'`, Redis `TIME` read inside the
+   * decide script (needs scripts and Redis 5); or a function returning
+   * integer microseconds since the Unix epoch (tests inject one).
    * @default 'local'
    */
   readonly clock?: 'local' | 'redis' | MicrosecondClock;
@@ -71,9 +67,8 @@ export interface RollingRateLimiterOptions {
   /**
    * Longest wait for the store: milliseconds (an integer from 1 to 2^31 - 1)
    * or a {@link Duration} string (`'250ms'`, `'2s'`); past it, the call
-   * rejects with a {@link TimeoutError}. Redis answers a decision in well
-   * under a millisecond: two seconds means it is unreachable or stalled.
-   * Redis only: the in-memory store answers at once.
+   * rejects with a {@link TimeoutError}. Redis only: the in-memory store
+   * answers at once.
    * @default 2000
    */
   readonly timeout?: Duration;
@@ -182,13 +177,7 @@ const LIMITER_SCHEMA = {
 /** The options after validation, with every default filled in (durations in milliseconds). */
 export type NormalizedOptions = Omit<Normalized<typeof LIMITER_SCHEMA>, 'namespace'> & { readonly namespace: string };
 
-/**
- * Validates the caller's options once and fills in the defaults, without
- * touching the caller's object. Throws {@link InvalidOptionTypeError} (a
- * `TypeError`) for a value of the wrong type, a missing or an unknown option,
- * and {@link InvalidOptionRangeError} (a `RangeError`) for a value out of
- * range, naming the option and the value received.
- */
+/** Validates the caller's options once, without touching them, and fills in the defaults; errors as the README's "Options" says. */
 export function normalizeLimiterOptions(options: RollingRateLimiterOptions): NormalizedOptions {
   const checked = normalize(options, LIMITER_SCHEMA, 'the options');
   const { interval, minDifference, client } = checked;

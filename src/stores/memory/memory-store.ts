@@ -166,13 +166,8 @@ function removeMember(entry: MemoryEntry, member: string): boolean {
 
 /** S' as stored: |S'|, max(S') and its k-th newest (the window was pruned just before). */
 function recordedWindow(entry: RecordedSet | undefined, rule: WindowRule): RecordedWindow {
-  const timestamps = entry?.timestamps ?? NO_TIMESTAMPS;
-  const count = timestamps.length;
-  return {
-    count,
-    newest: timestamps[count - 1],
-    maxthNewest: count >= rule.maxInInterval ? timestamps[count - rule.maxInInterval] : undefined,
-  };
+  const { count, newest, kthNewest } = sampleOf(entry?.timestamps ?? NO_TIMESTAMPS, 0, rule);
+  return { count, newest, maxthNewest: kthNewest };
 }
 
 /** The memory store that holds a tier (a stack of in-memory limiters has one per tier). */
