@@ -10,7 +10,10 @@ export function describeValue(value: unknown): string {
   if (typeof value === 'string') return `\`${JSON.stringify(value).slice(0, 60)}\` (string)`;
   if (typeof value === 'function') return 'a function';
   if (typeof value === 'object') return `an object (${Object.prototype.toString.call(value)})`;
-  return value === undefined ? '`undefined`' : `\`${String(value)}\` (${typeof value})`;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
+    return `\`${String(value)}\` (${typeof value})`;
+  }
+  return typeof value === 'symbol' ? `\`${value.toString()}\` (symbol)` : '`undefined`';
 }
 
 /** The units a duration string may carry: milliseconds, seconds, minutes, hours, days. */

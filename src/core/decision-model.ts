@@ -1,7 +1,5 @@
 // The reference model of docs/semantics.md (the steps), as pure functions that
-// every store uses: from the recorded set S of one id (after dropping what
-// left the window) and the set S' after the attempt, in compact form, to a
-// decision and a RateLimitInfo.
+// every store uses: from samples of S and S', in compact form, to a decision.
 
 import { microsecondsToWholeMillisecondsUp } from './clock.js';
 import type { RateLimitInfo } from './rate-limit-info.js';

@@ -1,7 +1,5 @@
-// The one place a decision over N tiers is made: a RollingRateLimiter is a
-// core of one tier, a RateLimiterStack a core of several. It keeps no timer
-// and no breaker: a remote store comes to it already guarded
-// (resilience/guarded-store.ts), and an in-memory one needs no guard.
+// The one place a decision over N tiers is made, with no timer and no breaker
+// (docs/architecture.md, "The core").
 
 import { describeOutcome, type WindowRule } from './decision-model.js';
 import { escapeIdentifier, normalizeId, type KeyBuilder, type LimiterId } from './identity.js';
@@ -122,11 +120,7 @@ export class TieredCore<Info extends RateLimitInfo> {
     );
   }
 
-  /**
-   * The id's key in every tier, grouped by the store to ask: the core's own
-   * (guarded) store for the tiers it shares keys with (every tier on Redis),
-   * else the tier's own (in a stack of in-memory limiters).
-   */
+  /** The id's key in every tier, grouped by the store to ask: the core's own (guarded) store where it shares keys, else the tier's own. */
   #keysByStore(id: string): [Store, string[]][] {
     const groups = new Map<Store, string[]>();
     for (const tier of this.tiers) {
