@@ -4,8 +4,7 @@ export type { RollingRateLimiterOptions } from './options/limiter-options.js';
 export type { RateLimitInfo, StoreFailure } from './core/rate-limit-info.js';
 export type { FallbackLimiter, StoreErrorPolicy } from './core/store-error-policy.js';
 export type { WaitOptions, WrapOptions } from './core/waiting.js';
-export type { AttemptOptions } from './core/identity.js';
-export type { LimiterId } from './core/identity.js';
+export type { AttemptOptions, LimiterId } from './core/identity.js';
 export type { MicrosecondClock } from './core/clock.js';
 export type { Duration, DurationUnit } from './core/check.js';
 export type {
@@ -17,20 +16,12 @@ export type {
   NodeRedisLikeSentinel,
   RedisClient,
 } from './redis/adapters/client-types.js';
-export {
-  RateLimiterError,
-  StoreError,
-  TimeoutError,
-  UnsupportedError,
-  isRateLimiterError,
-  InvalidOptionRangeError,
-  InvalidOptionTypeError,
-  RateLimitedError,
-  type InvalidOptionDetails,
-  type RateLimiterErrorCode,
-  type StoreErrorCode,
-  type ConnectionProblem,
-} from './errors/index.js';
+export { RateLimiterError, isRateLimiterError, type RateLimiterErrorCode } from './errors/rate-limiter-error.js';
+export { InvalidOptionRangeError, InvalidOptionTypeError, type InvalidOptionDetails } from './errors/invalid-option-error.js';
+export { StoreError, type StoreErrorCode } from './errors/store-error.js';
+export { TimeoutError, type ConnectionProblem } from './errors/timeout-error.js';
+export { UnsupportedError } from './errors/unsupported-error.js';
+export { RateLimitedError } from './errors/rate-limited-error.js';
 export type { CircuitBreakerOptions } from './options/circuit-breaker-options.js';
 export { RateLimiterStack, type RateLimiterStackOptions, type StackRateLimitInfo, type TierRateLimitInfo } from './limiters/rate-limiter-stack.js';
 export {

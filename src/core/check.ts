@@ -47,24 +47,19 @@ function rangeError(name: string, expected: string, value: unknown, extra = ''):
   return new InvalidOptionRangeError(`Expected \`${name}\` to be ${expected}, got ${describeValue(value)}${extra}`, name, value);
 }
 
-/** An integer from `min` to `max`. */
-export function integer(min: number, max: number): Check<number> {
+/** A number from `min` to `max`: fractions allowed, unless `whole`. */
+export function numberIn(min: number, max: number, whole = false): Check<number> {
+  const expected = `${whole ? 'an integer' : 'a number'} from ${min} to ${max}`;
   return (value, name) => {
-    const expected = `an integer from ${min} to ${max}`;
     if (typeof value !== 'number') throw typeError(name, expected, value);
-    if (!Number.isInteger(value) || value < min || value > max) throw rangeError(name, expected, value);
+    if (!(value >= min && value <= max) || (whole && !Number.isInteger(value))) throw rangeError(name, expected, value);
     return value;
   };
 }
 
-/** A number from `min` to `max` (fractions allowed). */
-export function numberIn(min: number, max: number): Check<number> {
-  return (value, name) => {
-    const expected = `a number from ${min} to ${max}`;
-    if (typeof value !== 'number') throw typeError(name, expected, value);
-    if (!(value >= min && value <= max)) throw rangeError(name, expected, value);
-    return value;
-  };
+/** An integer from `min` to `max`. */
+export function integer(min: number, max: number): Check<number> {
+  return numberIn(min, max, true);
 }
 
 /**

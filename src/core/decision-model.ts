@@ -1,7 +1,5 @@
 // The reference model of docs/semantics.md (the steps), as pure functions that
-// every store uses: from the recorded set S of one id (after dropping what
-// left the window) and the set S' after the attempt, in compact form, to a
-// decision and a RateLimitInfo.
+// every store uses: from samples of S and S', in compact form, to a decision.
 
 import { microsecondsToWholeMillisecondsUp } from './clock.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
@@ -28,12 +26,8 @@ export interface RecordedWindow {
   readonly maxthNewest: number | undefined;
 }
 
-/** Which rules block an attempt. */
-export interface Verdict {
-  readonly blocked: boolean;
-  readonly blockedDueToCount: boolean;
-  readonly blockedDueToMinDifference: boolean;
-}
+/** Which rules block an attempt: the first three fields of its info. */
+export type Verdict = Pick<RateLimitInfo, 'blocked' | 'blockedDueToCount' | 'blockedDueToMinDifference'>;
 
 /** docs/semantics.md steps 2 to 4: whether an attempt at `now` is blocked, and why. */
 export function judge(rule: WindowRule, now: number, prior: Pick<WindowSample, 'count' | 'newest'>): Verdict {
@@ -119,11 +113,8 @@ function recordedWindow(rule: WindowRule, now: number, sample: WindowSample, rec
 }
 
 /**
- * docs/semantics.md steps 2 to 5 for one attempt at `now` across tiers, from a
- * sample of each tier's S, without writing anything: the action is allowed
- * only if every tier allows it, and a tier records the attempt when it counts
- * blocked attempts or when the action was allowed overall. The Redis script
- * follows the same rule.
+ * docs/semantics.md steps 2 to 5 ("Stacks" for several tiers) for one attempt
+ * at `now`, from a sample of each tier's S, without writing anything.
  */
 export function decideTiers(rules: readonly WindowRule[], now: number, samples: readonly WindowSample[]): StackDecision {
   const verdicts = rules.map((rule, i) => judge(rule, now, samples[i] as WindowSample));

@@ -1,6 +1,6 @@
-// What the limiters publish on `node:diagnostics_channel`, for metrics and
-// logs without a dependency. Each publish function checks `hasSubscribers`
-// first and takes its fields as arguments, so an unobserved call allocates nothing.
+// What the limiters publish on `node:diagnostics_channel` (docs/guides/observability.md).
+// Each publish function checks `hasSubscribers` first and takes its fields as
+// arguments, so an unobserved call allocates nothing.
 
 import { channel } from 'node:diagnostics_channel';
 import type { StoreError } from '../errors/store-error.js';
@@ -25,11 +25,7 @@ export interface DecisionMessage {
   readonly blocked: boolean;
   /** `true` for `wouldLimit` and `wouldLimitWithInfo`, which record nothing. */
   readonly dryRun: boolean;
-  /**
-   * Who decided: `'store'` (the limiter's store answered), or the
-   * `onStoreError` policy that stood in for a failed store or an open circuit
-   * (`'allow'`, `'block'`, `'fallback'`).
-   */
+  /** Who decided: `'store'`, or the `onStoreError` policy that stood in for a failed store or an open circuit. */
   readonly decidedBy: 'store' | 'allow' | 'block' | 'fallback';
   /** From the call to the decision, in milliseconds (`performance.now()` resolution). */
   readonly durationMs: number;
@@ -42,11 +38,7 @@ export type StoreErrorPolicyName = 'throw' | 'allow' | 'block' | 'fallback';
 export interface StoreErrorMessage {
   /** The namespace of the limiter, or of every tier of a stack in its order. */
   readonly namespaces: readonly string[];
-  /**
-   * The failure: a `StoreError` (code `'ERR_RATE_LIMITER_STORE'`, or
-   * `'CIRCUIT_OPEN'` when the circuit kept the call from the
-   * store) or a `TimeoutError`.
-   */
+  /** The failure: a `StoreError` (code `'CIRCUIT_OPEN'` when the circuit kept the call from the store) or a `TimeoutError`. */
   readonly error: StoreError | TimeoutError;
   /** The `onStoreError` policy applied: `'throw'` means the call rejected with `error`. */
   readonly policy: StoreErrorPolicyName;
@@ -56,12 +48,7 @@ export interface StoreErrorMessage {
 export interface CircuitMessage {
   /** The namespace of the limiter, or of every tier of a stack in its order. */
   readonly namespaces: readonly string[];
-  /**
-   * The Cluster master (`host:port`) whose circuit changed: on a Redis
-   * Cluster each master has its own circuit, so a dead master opens it only
-   * for the ids it holds. Undefined for a store that fails as one (a
-   * standalone or Sentinel client, the in-memory store).
-   */
+  /** On a Redis Cluster, the master (`host:port`) whose circuit changed (each has its own); undefined for a store that fails as one. */
   readonly node: string | undefined;
   /** The new state: `'open'` (calls skip the store), `'half-open'` (one call probes it), `'closed'` (calls go to it). */
   readonly state: 'open' | 'half-open' | 'closed';

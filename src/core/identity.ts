@@ -1,14 +1,8 @@
 // The only place where what the caller names (an id, an action id) becomes
-// what a store holds (a key, a sorted-set member).
-//
-// A key is `<namespace>:{<id>}` with both parts escaped so that the key is
-// injective and the Redis Cluster hash tag is exactly the id:
-//   - `%`, `{`, `}` and `:` become `%25`, `%7B`, `%7D`, `%3A`, so the first `:`
-//     ends the namespace, the first `{` opens the tag and the first `}` closes it;
-//   - a lone UTF-16 surrogate (which UTF-8 cannot encode, and which clients
-//     would all turn into U+FFFD) becomes `%uD800`-style text.
-// Every key of one id therefore hashes to one Cluster slot, whatever the
-// namespace, which lets several tiers of one id be decided in one script.
+// what a store holds (a key, a sorted-set member). A key is
+// `<namespace>:{<id>}`, both parts escaped as the README's "Key format" says:
+// injective, and the Redis Cluster hash tag is exactly the id, so several
+// tiers of one id are decided in one script.
 
 import { randomBytes } from 'node:crypto';
 
@@ -82,17 +76,14 @@ export function nextMember(): string {
   return processTag + counter.toString(36);
 }
 
-// Action ids: an optional id per attempt (a job id, a notification id) that
-// makes retries idempotent and admitted actions refundable. It is stored
-// escaped as key parts are (so ids that differ only in a lone surrogate stay
-// distinct in Redis), marked with whether the action was admitted; the
-// members of attempts without one (see nextMember) never start with a mark.
+// Action ids (docs/semantics.md, "Action ids, undo, clear") are stored escaped
+// as key parts are, marked with whether the action was admitted; the members
+// of attempts without one (see nextMember) never start with a mark.
 
 /**
- * The companion of a Redis key: a sorted set, in the same hash slot (the key
- * ends with its hash tag), holding a copy of the key's records that carry an
- * action id, so that the flood bound can tell them apart without reading the
- * whole key. The decide script takes it as the tier's second key.
+ * The companion of a Redis key, in its hash slot: a sorted set of the key's
+ * records that carry an action id, so that the flood bound can tell them
+ * apart without reading the whole key (the decide script's second tier key).
  */
 export function actionRecordsKey(key: string): string {
   return `${key}:a`;
@@ -111,12 +102,10 @@ export function blockedMember(actionId: string): string {
 /** Options of one attempt. */
 export interface AttemptOptions {
   /**
-   * Makes the attempt idempotent: an action id that was already admitted (and
-   * is still in the window) is answered as admitted again and counted only
-   * once, so a retried job does not use up a second slot; an earlier blocked
-   * attempt with the same id is replaced, not counted twice. Use `undo` to
-   * give an admitted action back. Needs the decide script on Redis (not
-   * redis-mock).
+   * Makes the attempt idempotent: an action id already admitted (and still in
+   * the window) is answered as admitted and counted once; an earlier blocked
+   * attempt with it is replaced. `undo` gives an admitted action back. Needs
+   * the decide script on Redis (not redis-mock).
    */
   readonly actionId?: string;
 }

@@ -55,13 +55,10 @@ export function isStoreErrorPolicy(value: unknown): value is StoreErrorPolicy {
 }
 
 /**
- * Applies the policy to a store failure: rethrows it for `'throw'`, or
- * returns the policy's decision marked with `storeFailure`. When a fallback
- * limiter fails too, the call rejects with a {@link StoreError} that names
- * both failures and carries the store's as `cause`.
- *
- * @param fixed Builds the info of a fixed decision (`'allow'` or `'block'`).
- * @param actionId The attempt's action id, handed to a fallback limiter.
+ * Applies the policy to a store failure: rethrows it for `'throw'`, or returns
+ * the decision of `fixed` (`'allow'`, `'block'`) or of the fallback limiter,
+ * marked with `storeFailure`. A fallback that fails too rejects with a
+ * {@link StoreError} naming both, with the store's as `cause`.
  */
 export async function decideOnStoreError<Info extends RateLimitInfo>(
   policy: StoreErrorPolicy<Info>,
@@ -86,11 +83,9 @@ export async function decideOnStoreError<Info extends RateLimitInfo>(
 }
 
 /**
- * `undo` for a limiter or a stack: removes the action from the store and, when
- * the policy is a fallback limiter that can undo, from the fallback too (it
- * recorded the actions it admitted while the store was down). When the store
- * fails, the fallback's answer stands in; without a fallback that can undo,
- * the store's failure rejects the call.
+ * `undo` for a limiter or a stack: from the store, then from a fallback limiter
+ * that can undo (it admitted actions while the store was down), whose answer
+ * stands in when the store fails; without one, the store's failure rejects.
  */
 export async function undoWithPolicy(
   policy: StoreErrorPolicy<RateLimitInfo>,
@@ -99,13 +94,11 @@ export async function undoWithPolicy(
   undoInStore: () => Promise<boolean>,
 ): Promise<boolean> {
   const fallback = typeof policy === 'object' && typeof policy.undo === 'function' ? policy : undefined;
-  let removed: boolean;
+  let removed = false;
   try {
     removed = await undoInStore();
   } catch (error) {
     if (fallback === undefined || !isStoreFailure(error)) throw error;
-    return (await fallback.undo?.(id, actionId)) ?? false;
   }
-  const removedByFallback = (await fallback?.undo?.(id, actionId)) ?? false;
-  return removed || removedByFallback;
+  return ((await fallback?.undo?.(id, actionId)) ?? false) || removed;
 }

@@ -21,23 +21,14 @@ export interface StoreDecision {
 }
 
 /**
- * Where limiters keep their recorded timestamps. The limiter knows only this
- * interface; only adapters know clients.
- *
- * Every method takes the tiers of one action (one tier for a single limiter):
- * the action is allowed only if every tier allows it, atomically, in one round
- * trip, as {@link decideTiers} describes. `now` undefined means the store's
- * own clock.
+ * Where limiters keep their recorded timestamps; only adapters know clients.
+ * Every method takes the tiers of one action, decided atomically in one round
+ * trip as {@link decideTiers} describes; `now` undefined means the store's own clock.
  */
 export interface Store {
   /** What holds the state, for error messages, e.g. `memory` or `node-redis cluster`. */
   readonly name: string;
-  /**
-   * Decides an attempt and records it in each tier as docs/semantics.md step 5 says. With
-   * an `actionId`, an action already admitted is answered as admitted again
-   * without recording anything, and an earlier blocked record of the same
-   * action is replaced rather than counted twice.
-   */
+  /** Decides an attempt and records it in each tier, as docs/semantics.md step 5 and "Action ids, undo, clear" say. */
   attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision>;
   /** Decides an attempt as `attempt` would, and writes nothing at all. */
   peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision>;

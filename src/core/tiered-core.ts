@@ -1,7 +1,5 @@
-// The one place a decision over N tiers is made: a RollingRateLimiter is a
-// core of one tier, a RateLimiterStack a core of several. It keeps no timer
-// and no breaker: a remote store comes to it already guarded
-// (resilience/guarded-store.ts), and an in-memory one needs no guard.
+// The one place a decision over N tiers is made, with no timer and no breaker
+// (docs/architecture.md, "The core").
 
 import { describeOutcome, type WindowRule } from './decision-model.js';
 import { escapeIdentifier, normalizeId, type KeyBuilder, type LimiterId } from './identity.js';
@@ -38,33 +36,25 @@ export interface CoreOptions<Info extends RateLimitInfo> {
 
 /** A decision over one or more tiers that guard the same action. */
 export class TieredCore<Info extends RateLimitInfo> {
-  readonly #tiers: readonly TierSpec[];
-  readonly #options: CoreOptions<Info>;
+  /** The tiers, in order. */
+  readonly tiers: readonly TierSpec[];
+  /** The options the core was set up with. */
+  readonly options: CoreOptions<Info>;
   /** The namespaces of the tiers, as diagnostics messages name them. */
   readonly #namespaces: readonly string[];
   readonly #policyName: StoreErrorPolicyName;
 
   /** @param tiers At least one; every tier's store can decide with `options.store` (checked when it was assembled). */
   constructor(tiers: readonly TierSpec[], options: CoreOptions<Info>) {
-    this.#tiers = tiers;
-    this.#options = options;
+    this.tiers = tiers;
+    this.options = options;
     this.#namespaces = Object.freeze(tiers.map((tier) => tier.namespace));
     this.#policyName = typeof options.onStoreError === 'string' ? options.onStoreError : 'fallback';
   }
 
-  /** The tiers, in order. */
-  get tiers(): readonly TierSpec[] {
-    return this.#tiers;
-  }
-
-  /** The options the core was set up with. */
-  get options(): CoreOptions<Info> {
-    return this.#options;
-  }
-
   /** Whether any tier records blocked attempts (waiting must then peek before it attempts). */
   get countsBlocked(): boolean {
-    return this.#tiers.some((tier) => tier.rule.countBlocked);
+    return this.tiers.some((tier) => tier.rule.countBlocked);
   }
 
   /**
@@ -81,7 +71,7 @@ export class TieredCore<Info extends RateLimitInfo> {
     } catch (error) {
       if (!isStoreFailure(error)) throw error;
       publishStoreError(this.#namespaces, error, this.#policyName);
-      info = await decideOnStoreError(this.#options.onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked), actionId);
+      info = await decideOnStoreError(this.options.onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked), actionId);
       decidedBy = this.#policyName as DecisionMessage['decidedBy']; // not 'throw': that policy rethrew
     }
     publishDecision(this.#namespaces, info.blocked, operation === 'peek', decidedBy, startedAt);
@@ -96,7 +86,7 @@ export class TieredCore<Info extends RateLimitInfo> {
   /** Removes the admitted action `actionId` from every tier (and from a fallback that can undo); true when one was removed. */
   async undo(id: LimiterId, actionId: string): Promise<boolean> {
     const byStore = this.#keysByStore(normalizeId(id));
-    return undoWithPolicy(this.#options.onStoreError, id, actionId, async () => {
+    return undoWithPolicy(this.options.onStoreError, id, actionId, async () => {
       const removed = await Promise.all(byStore.map(([store, keys]) => store.undo(keys, escapeIdentifier(actionId))));
       return removed.some(Boolean);
     });
@@ -104,45 +94,39 @@ export class TieredCore<Info extends RateLimitInfo> {
 
   async #decideInStore(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<Info> {
     const normalized = normalizeId(id);
-    const tiers = this.#tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store }));
-    const now = this.#options.readClock?.();
+    const tiers = this.tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store }));
+    const now = this.options.readClock?.();
     const decision =
       operation === 'attempt'
-        ? await this.#options.store.attempt(tiers, now, actionId === undefined ? undefined : escapeIdentifier(actionId))
-        : await this.#options.store.peek(tiers, now);
-    if (decision.tiers.length !== this.#tiers.length) throw new TypeError('The store returned an outcome per tier it was not asked for');
-    const infos = decision.tiers.map((outcome, i) => describeOutcome((this.#tiers[i] as TierSpec).rule, decision.now, outcome.verdict, outcome.after));
-    const info = this.#options.present(infos, this.#tiers);
+        ? await this.options.store.attempt(tiers, now, actionId === undefined ? undefined : escapeIdentifier(actionId))
+        : await this.options.store.peek(tiers, now);
+    if (decision.tiers.length !== this.tiers.length) throw new TypeError('The store returned an outcome per tier it was not asked for');
+    const infos = decision.tiers.map((outcome, i) => describeOutcome((this.tiers[i] as TierSpec).rule, decision.now, outcome.verdict, outcome.after));
+    const info = this.options.present(infos, this.tiers);
     return decision.alreadyAdmitted ? { ...info, alreadyAdmitted: true } : info;
   }
 
   /** The info of a decision made by the `'allow'` or `'block'` policy: nothing is known of the windows. */
   #fixedDecision(blocked: boolean): Info {
-    return this.#options.present(
-      this.#tiers.map((tier) => ({
+    return this.options.present(
+      this.tiers.map((tier) => ({
         blocked,
         blockedDueToCount: false,
         blockedDueToMinDifference: false,
         actionsRemaining: blocked ? 0 : tier.rule.maxInInterval,
-        millisecondsUntilAllowed: blocked ? this.#options.timeoutMs : 0,
+        millisecondsUntilAllowed: blocked ? this.options.timeoutMs : 0,
       })),
-      this.#tiers,
+      this.tiers,
     );
   }
 
-  /**
-   * The id's key in every tier, grouped by the store to ask: the core's own
-   * (guarded) store for the tiers it shares keys with (every tier on Redis),
-   * else the tier's own (in a stack of in-memory limiters).
-   */
+  /** The id's key in every tier, grouped by the store to ask: the core's own (guarded) store where it shares keys, else the tier's own. */
   #keysByStore(id: string): [Store, string[]][] {
-    const groups: [Store, string[]][] = [];
-    for (const tier of this.#tiers) {
-      const store = this.#options.store.sharesKeysWith(tier.store) ? this.#options.store : tier.store;
-      const group = groups.find(([candidate]) => candidate === store);
-      if (group === undefined) groups.push([store, [tier.keys.keyFor(id)]]);
-      else group[1].push(tier.keys.keyFor(id));
+    const groups = new Map<Store, string[]>();
+    for (const tier of this.tiers) {
+      const store = this.options.store.sharesKeysWith(tier.store) ? this.options.store : tier.store;
+      groups.set(store, [...(groups.get(store) ?? []), tier.keys.keyFor(id)]);
     }
-    return groups;
+    return [...groups];
   }
 }

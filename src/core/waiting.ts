@@ -4,8 +4,9 @@
 import { RateLimitedError } from '../errors/rate-limited-error.js';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { AttemptOptions, LimiterId } from './identity.js';
-import { duration, either, func, normalize, numberIn, object, oneOf, optional, renamed, string, MAX_MILLISECONDS, type Check, type Duration } from './check.js';
+import { duration, either, func, normalize, numberIn, object, oneOf, optional, renamed, string, MAX_INTEGER, MAX_MILLISECONDS, type Check, type Duration } from './check.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
+import type { FallbackLimiter } from './store-error-policy.js';
 
 /** Options of `waitUntilAllowed`. */
 export interface WaitOptions {
@@ -34,11 +35,8 @@ export interface WaitOptions {
   readonly jitter?: number;
 }
 
-/** What waiting needs of a limiter. */
-export interface WaitableLimiter<Info extends RateLimitInfo> {
-  limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<Info>;
-  wouldLimitWithInfo(id: LimiterId): Promise<Info>;
-}
+/** What waiting needs of a limiter: the two decisions a fallback limiter makes too. */
+export type WaitableLimiter<Info extends RateLimitInfo> = Pick<FallbackLimiter<Info>, 'limitWithInfo' | 'wouldLimitWithInfo'>;
 
 /** A small constant added to every sleep, so that a 0 ms wait on a busy id does not spin. */
 const MIN_SLEEP_MS = 1;
@@ -57,30 +55,27 @@ const WAIT_SCHEMA = {
   jitter: optional(numberIn(0, 1), 0.2),
 };
 
-/** The longest delay a Node timer takes; a longer one fires after 1 ms (with a `TimeoutOverflowWarning`). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 /**
  * Sleeps `ms` with the global timers (so fake timers can drive it), in steps
- * of at most {@link MAX_TIMER_MS}, or rejects when `signal` aborts.
+ * of at most 2^31 - 1 ms (a Node timer fires a longer delay after 1 ms), or
+ * rejects when `signal` aborts.
  */
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
-    // An AbortSignal's reason is an Error (an AbortError DOMException) unless the caller chose another.
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-    if (signal?.aborted) return reject(signal.reason);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = (): void => {
       clearTimeout(timer);
+      // An AbortSignal's reason is an Error (an AbortError DOMException) unless the caller chose another.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       reject(signal?.reason);
     };
+    if (signal?.aborted) return onAbort();
     const sleepFor = (leftMs: number): void => {
       timer = setTimeout(() => {
-        if (leftMs > MAX_TIMER_MS) return sleepFor(leftMs - MAX_TIMER_MS);
+        if (leftMs > MAX_INTEGER) return sleepFor(leftMs - MAX_INTEGER);
         signal?.removeEventListener('abort', onAbort);
         resolve();
-      }, Math.min(leftMs, MAX_TIMER_MS));
+      }, Math.min(leftMs, MAX_INTEGER));
     };
     sleepFor(ms);
     signal?.addEventListener('abort', onAbort, { once: true });

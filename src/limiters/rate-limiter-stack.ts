@@ -3,11 +3,11 @@ import { MICROSECONDS_PER_MILLISECOND } from '../core/clock.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import type { TieredCore, TierSpec } from '../core/tiered-core.js';
 import { assembleStack } from '../options/assemble.js';
-import { normalizeStackOptions, type RateLimiterStackOptions } from '../options/stack-options.js';
+import { normalizeStackOptions, type RateLimiterStackOptions } from '../options/limiter-options.js';
 import { RollingRateLimiter } from './rolling-rate-limiter.js';
 import { TieredLimiter } from './tiered-limiter.js';
 
-export type { RateLimiterStackOptions } from '../options/stack-options.js';
+export type { RateLimiterStackOptions } from '../options/limiter-options.js';
 
 /** One tier's part of a stack's info: its own numbers, and which limiter it is. */
 export interface TierRateLimitInfo extends RateLimitInfo {
@@ -35,10 +35,7 @@ export interface StackRateLimitInfo extends RateLimitInfo {
 /**
  * Several limiters guarding the same action, decided together: the action is
  * allowed only if every tier allows it, in one round trip (one script call on
- * Redis), atomically. An attempt is recorded in a tier when that tier counts
- * blocked attempts (`countBlocked: true`) or when the action was allowed
- * overall, so a tier that does not count blocked attempts is untouched when
- * another tier blocks.
+ * Redis), atomically; what each tier records, docs/semantics.md ("Stacks") says.
  *
  * The limiters stay usable on their own; the stack shares their state.
  *
@@ -80,16 +77,12 @@ export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
     if (!Array.isArray(limiters) || limiters.length === 0) {
       throw new InvalidOptionTypeError('Expected `limiters` to be a non-empty array of RollingRateLimiter instances', 'limiters', limiters);
     }
-    // An index loop, not map(): map() skips the holes of a sparse array.
-    const cores: TieredCore<RateLimitInfo>[] = [];
-    for (let i = 0; i < limiters.length; i += 1) {
-      const core = limiters[i] instanceof RollingRateLimiter ? TieredLimiter.coreOf(limiters[i]) : undefined;
-      if (core === undefined) {
-        throw new InvalidOptionTypeError(`Expected \`limiters[${i}]\` to be a RollingRateLimiter instance`, 'limiters', limiters[i]);
-      }
-      cores.push(core);
-    }
-    return cores;
+    // Array.from, not map(): map() skips the holes of a sparse array.
+    return Array.from(limiters, (limiter, i) => {
+      const core = limiter instanceof RollingRateLimiter ? TieredLimiter.coreOf(limiter) : undefined;
+      if (core === undefined) throw new InvalidOptionTypeError(`Expected \`limiters[${i}]\` to be a RollingRateLimiter instance`, 'limiters', limiter);
+      return core;
+    });
   }
 }
 

@@ -17,8 +17,7 @@ import { RedisStore, type RedisPath } from '../redis/redis-store.js';
 import type { NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
 import { GuardedStore } from '../resilience/guarded-store.js';
 import { MemoryStore } from '../stores/memory/memory-store.js';
-import type { NormalizedOptions } from './limiter-options.js';
-import type { NormalizedStackOptions } from './stack-options.js';
+import type { NormalizedOptions, NormalizedStackOptions } from './limiter-options.js';
 
 /** Which way a face's decisions go: the in-process store, or Redis by plain commands, by the decide script, or in batches of script calls. */
 type Path = 'memory' | RedisPath;
@@ -46,11 +45,11 @@ function limiterPath({ clock, useScript, countBlocked, batch }: NormalizedOption
   return 'multi';
 }
 
-/** The path of a stack over `first` (its first tier's store). */
-function stackPath(first: Store, batch: boolean): Path {
-  if (first instanceof RedisStore) return batch ? batchPath(first.adapter, undefined) : 'script';
+/** The store of a stack over `first` (its first tier's store): the same Redis, by the script or in batches; or `first` in memory. */
+function stackStore(first: Store, batch: boolean): Store {
+  if (first instanceof RedisStore) return first.withPath(batch ? batchPath(first.adapter, undefined) : 'script');
   if (batch) throw new UnsupportedError(BATCH_IN_MEMORY);
-  return 'memory';
+  return first;
 }
 
 const BATCH_IN_MEMORY = '`batch: true` saves Redis round trips, so it needs a Redis `client`; the in-memory store decides at once';
@@ -96,9 +95,7 @@ export function assembleStack<Info extends RateLimitInfo>(
 ): TieredCore<Info> {
   const tiers = cores.map((core) => core.tiers[0] as TierSpec);
   checkStackable(tiers, cores.map((core) => core.options.clock));
-  const first = tiers[0] as TierSpec;
-  const path = stackPath(first.store, options.batch);
-  const store = first.store instanceof RedisStore ? first.store.withPath(path as RedisPath) : first.store;
+  const store = stackStore((tiers[0] as TierSpec).store, options.batch);
   const timeoutMs = Math.max(...cores.map((core) => core.options.timeoutMs));
   const { clock, readClock } = (cores[0] as TieredCore<RateLimitInfo>).options;
   return new TieredCore(tiers, {

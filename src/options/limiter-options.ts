@@ -1,6 +1,7 @@
 import { boolean, choice, duration, integer, normalize, object, optional, string, MAX_INTEGER, MAX_MILLISECONDS, describeValue } from '../core/check.js';
 import type { Duration, Normalized } from '../core/check.js';
 import type { MicrosecondClock } from '../core/clock.js';
+import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import { isStoreErrorPolicy, type StoreErrorPolicy } from '../core/store-error-policy.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
@@ -39,37 +40,26 @@ export interface RollingRateLimiterOptions {
 
   /**
    * The Redis client that holds the limiter's state, shared by every process
-   * that uses it. Omitted: an in-process memory store, private to this
-   * limiter. Supported: an ioredis `Redis` or `Cluster` (ioredis 5 or 6), a
-   * node-redis client from `createClient` or `createCluster` (`redis` 4 or 5,
-   * connected by you), a Valkey GLIDE 2 `GlideClient` or `GlideClusterClient`
-   * (`@valkey/valkey-glide`; what other clients run as MULTI runs there as one
-   * atomic script call, so `useScript: false` does not avoid EVAL), or a
-   * redis-mock client for unit tests (MULTI path only: `countBlocked: true`
-   * with a local clock). iovalkey (the ioredis fork for Valkey) is taken as
-   * ioredis: its `Redis` and `Cluster` work the same way.
+   * that uses it: an ioredis or iovalkey `Redis` or `Cluster`, a node-redis
+   * client, cluster or sentinel (connected by you), a Valkey GLIDE 2 client,
+   * or redis-mock for unit tests (MULTI path only); see the README's
+   * "Clients". Omitted: an in-process memory store, private to this limiter.
    */
   readonly client?: RedisClient;
 
   /**
    * Whether blocked attempts are recorded too. `true` (the default) keeps a
    * client that hammers blocked until it slows down; `false` records only the
-   * actions that were allowed. On Redis, `false` decides and records in one
-   * atomic script call (EVALSHA), so no two processes can both take the last
-   * slot; `true` needs only plain commands in one MULTI.
+   * actions that were allowed (on Redis, atomically, by the decide script).
    * @default true
    */
   readonly countBlocked?: boolean;
 
   /**
-   * Where time comes from:
-   * - `'local'`: this process's microsecond clock; processes that share a
-   *   Redis must keep their clocks in sync;
-   * - `'redis'`: Redis `TIME`, read inside the decide script, so processes
-   *   whose clocks disagree still share one exact window (needs a `client`
-   *   that can run scripts, and Redis 5 or later);
-   * - a function returning integer microseconds since the Unix epoch (tests
-   *   inject one to walk through time without sleeping).
+   * Where time comes from (see the README's "Clocks"): `'local'`, this
+   * process's microsecond clock; `'redis'`, Redis `TIME` read inside the
+   * decide script (needs scripts and Redis 5); or a function returning
+   * integer microseconds since the Unix epoch (tests inject one).
    * @default 'local'
    */
   readonly clock?: 'local' | 'redis' | MicrosecondClock;
@@ -77,9 +67,8 @@ export interface RollingRateLimiterOptions {
   /**
    * Longest wait for the store: milliseconds (an integer from 1 to 2^31 - 1)
    * or a {@link Duration} string (`'250ms'`, `'2s'`); past it, the call
-   * rejects with a {@link TimeoutError}. Redis answers a decision in well
-   * under a millisecond: two seconds means it is unreachable or stalled.
-   * Redis only: the in-memory store answers at once.
+   * rejects with a {@link TimeoutError}. Redis only: the in-memory store
+   * answers at once.
    * @default 2000
    */
   readonly timeout?: Duration;
@@ -97,10 +86,8 @@ export interface RollingRateLimiterOptions {
   /**
    * How a Redis limiter decides: by default (and with `true`) every attempt is
    * one EVALSHA of the decide script, wherever the client can run scripts.
-   * `false` asks for plain commands in a MULTI instead, for a Redis where
-   * scripts are not allowed: it serves `countBlocked: true` on a local clock,
-   * without action ids, and is refused with `countBlocked: false` and
-   * `clock: 'redis'`. redis-mock always uses the MULTI. Only with a `client`.
+   * `false` asks for plain commands in a MULTI, for a Redis where scripts are
+   * not allowed: `countBlocked: true` on a local clock, without action ids.
    * @default undefined (the script where the client runs scripts, else the MULTI)
    */
   readonly useScript?: boolean;
@@ -108,11 +95,9 @@ export interface RollingRateLimiterOptions {
   /**
    * Batches decisions on Redis: the decisions this process asks for in the
    * same turn of the event loop (from every `batch: true` limiter or stack on
-   * the same client, up to 256) go to Redis as one call of the decide script,
-   * which decides them in call order, each exactly as if it had been sent
-   * alone; a lone call is sent at once. Needs a `client` that can run scripts
-   * (not redis-mock), and is refused with `useScript: false`. The timeout and
-   * `onStoreError` apply to each caller. See the README, "Batching".
+   * the same client) go to Redis as one call of the decide script, each
+   * decided exactly as if sent alone. Needs a `client` that runs scripts, and
+   * not `useScript: false`. See the README, "Batching".
    * @default false
    */
   readonly batch?: boolean;
@@ -120,13 +105,36 @@ export interface RollingRateLimiterOptions {
   /**
    * Stops calling a store that keeps failing: after `failureThreshold`
    * consecutive store failures or timeouts, every call is decided by
-   * `onStoreError` at once for `cooldown`, with a {@link StoreError} of code
-   * `CIRCUIT_OPEN`; then one call probes the store, and a success closes the
-   * circuit. `false` turns it off. On a Redis Cluster each master has its own
-   * circuit. Redis only: the in-memory store cannot fail.
+   * `onStoreError` at once for `cooldown` (a {@link StoreError} of code
+   * `CIRCUIT_OPEN`), then one call probes the store. `false` turns it off.
+   * One circuit per Cluster master; Redis only.
    * @default { failureThreshold: 5, cooldown: 1000 }
    */
   readonly circuitBreaker?: CircuitBreakerOptions | false;
+}
+
+/** Options of {@link RateLimiterStack}. */
+export interface RateLimiterStackOptions<Info extends RateLimitInfo = RateLimitInfo> {
+  /**
+   * What to do when the store fails or does not answer in time; see
+   * {@link StoreErrorPolicy}. A fallback is a stack (or anything with
+   * `limitWithInfo` and `wouldLimitWithInfo` returning a {@link StackRateLimitInfo}).
+   * @default 'throw'
+   */
+  readonly onStoreError?: StoreErrorPolicy<Info>;
+  /**
+   * The stack's own circuit breaker around its store calls; see
+   * the `circuitBreaker` option of {@link RollingRateLimiter}.
+   * @default { failureThreshold: 5, cooldown: 1000 }
+   */
+  readonly circuitBreaker?: CircuitBreakerOptions | false;
+  /**
+   * Sends the stack's decisions to Redis in batches, as the `batch` option of
+   * {@link RollingRateLimiter} describes: the stack's own setting, whatever
+   * its limiters'. Each decision still covers every tier atomically.
+   * @default false
+   */
+  readonly batch?: boolean;
 }
 
 /** The defaults of a limiter's optional options (`namespace` has one only without a client). */
@@ -169,13 +177,7 @@ const LIMITER_SCHEMA = {
 /** The options after validation, with every default filled in (durations in milliseconds). */
 export type NormalizedOptions = Omit<Normalized<typeof LIMITER_SCHEMA>, 'namespace'> & { readonly namespace: string };
 
-/**
- * Validates the caller's options once and fills in the defaults, without
- * touching the caller's object. Throws {@link InvalidOptionTypeError} (a
- * `TypeError`) for a value of the wrong type, a missing or an unknown option,
- * and {@link InvalidOptionRangeError} (a `RangeError`) for a value out of
- * range, naming the option and the value received.
- */
+/** Validates the caller's options once, without touching them, and fills in the defaults; errors as the README's "Options" says. */
 export function normalizeLimiterOptions(options: RollingRateLimiterOptions): NormalizedOptions {
   const checked = normalize(options, LIMITER_SCHEMA, 'the options');
   const { interval, minDifference, client } = checked;
@@ -196,4 +198,17 @@ export function normalizeLimiterOptions(options: RollingRateLimiterOptions): Nor
     );
   }
   return { ...checked, namespace: checked.namespace ?? LIMITER_DEFAULTS.memoryNamespace };
+}
+
+const STACK_SCHEMA = { onStoreError: storeErrorPolicy, circuitBreaker: circuitBreakerOption, batch: LIMITER_SCHEMA.batch };
+
+/** A stack's options after validation, with every default filled in. */
+export type NormalizedStackOptions<Info extends RateLimitInfo> = Omit<Normalized<typeof STACK_SCHEMA>, 'onStoreError'> & {
+  readonly onStoreError: StoreErrorPolicy<Info>;
+};
+
+/** Validates a stack's options (an unknown key is refused, as for a limiter) and fills in the defaults. */
+export function normalizeStackOptions<Info extends RateLimitInfo>(options: RateLimiterStackOptions<Info> | undefined): NormalizedStackOptions<Info> {
+  const { onStoreError, circuitBreaker, batch } = normalize(options, STACK_SCHEMA, "the stack's options", { allowMissing: true });
+  return { onStoreError: onStoreError as StoreErrorPolicy<Info>, circuitBreaker, batch };
 }

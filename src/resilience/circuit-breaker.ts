@@ -1,10 +1,8 @@
 // The circuit breakers that keep a limiter from calling a store that keeps
-// failing. A breaker keeps no timer (an open circuit ends when a call asks
-// after the cooldown), so it never keeps a process alive and costs one
-// comparison per call while the store is healthy. A store has one breaker per
-// failure domain: one for a standalone Redis, a Sentinel-managed primary or
-// the in-memory store; one per master on a Redis Cluster, so a dead master
-// opens the circuit only for the ids whose slots it holds.
+// failing, one per failure domain (docs/semantics.md, "Failures"). A breaker
+// keeps no timer (an open circuit ends when a call asks after the cooldown),
+// so it never keeps a process alive and costs one comparison per call while
+// the store is healthy.
 
 import { StoreError } from '../errors/store-error.js';
 
@@ -94,28 +92,16 @@ export class CircuitBreaker {
    * before the circuit opened changes nothing once it is open.
    */
   succeeded(gate: Exclude<CircuitGate, 'open'>): void {
-    if (gate === 'probe') {
-      if (this.#state !== 'half-open') return;
-      this.#failures = 0;
-      this.#lastFailure = undefined;
-      this.#change('closed', undefined);
-      return;
-    }
-    if (this.#state === 'closed') this.#failures = 0;
+    if (this.#state !== (gate === 'probe' ? 'half-open' : 'closed')) return;
+    this.#failures = 0;
+    if (gate === 'probe') this.#change('closed', undefined);
   }
 
   /** A probe that fails opens the circuit for another cooldown; while closed, the `failureThreshold`-th failure in a row opens it. */
   failed(gate: Exclude<CircuitGate, 'open'>, failure?: unknown): void {
-    if (gate === 'probe') {
-      if (this.#state !== 'half-open') return;
-      this.#failures += 1;
-      this.#open(failure);
-      return;
-    }
-    if (this.#state !== 'closed') return;
+    if (this.#state !== (gate === 'probe' ? 'half-open' : 'closed')) return;
     this.#failures += 1;
-    this.#lastFailure = failure;
-    if (this.#failures >= this.options.failureThreshold) this.#open(failure);
+    if (gate === 'probe' || this.#failures >= this.options.failureThreshold) this.#open(failure);
   }
 
   /**

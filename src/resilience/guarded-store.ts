@@ -64,12 +64,7 @@ export class GuardedStore implements Store {
     return this.#inner.connectionProblem?.();
   }
 
-  /**
-   * While the circuit of `key`'s domain is open, the call fails with the
-   * breaker's `StoreError` on the next turn of the event loop, not at once: a
-   * loop that awaits only open answers must still let timers and I/O run, or
-   * the probe that would close the circuit never reads its reply.
-   */
+  /** Through the breaker of `key`'s domain; an open circuit fails on the next turn of the event loop (the README's "Failure behaviour" says why). */
   #call<T>(operation: () => Promise<T>, what: string, key: string): Promise<T> {
     const diagnose = () => this.#inner.connectionProblem?.();
     if (this.#breakers === undefined) return callStore(operation, this.#timeoutMs, what, diagnose);

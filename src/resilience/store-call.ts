@@ -4,10 +4,8 @@ import { TimeoutError, type ConnectionProblem } from '../errors/timeout-error.js
 
 /**
  * Settles with `operation` or rejects with a {@link TimeoutError} after
- * `timeoutMs` (an unreferenced timer), whichever comes first; any failure that
- * is not already one of ours becomes a {@link StoreError} carrying it as
- * `cause`. An answer or failure after the timeout is ignored (not left to
- * crash the process), so the caller's `onStoreError` runs at most once per call.
+ * `timeoutMs` (an unreferenced timer), once (docs/semantics.md, "Failures");
+ * any failure not already one of ours becomes a {@link StoreError} with it as `cause`.
  *
  * @param diagnose Says what is wrong with the connection (the adapter's `connectionProblem`), to explain a timeout.
  */

@@ -2,11 +2,10 @@ import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import type { RedisCommand } from './client-types.js';
 
 /**
- * The small interface through which the Redis store talks to any client. An
- * adapter sends commands and hands back raw replies (numbers, strings, null,
- * arrays of replies); it never interprets them. There is one per client (see
- * `adapterFor`); the batcher of `batch: true` hangs on it as the `batcher`
- * member, which decide/decision-batcher.ts declares: adapters know nothing of batches.
+ * The small interface through which the Redis store talks to any client: an
+ * adapter sends commands and hands back raw replies, never interpreting them.
+ * There is one per client (see `adapterFor`); the batcher of `batch: true`
+ * hangs on it as a member that decide/decision-batcher.ts declares.
  */
 export interface RedisAdapter {
   /** The user's client, to tell whether two limiters share one. */

@@ -1,8 +1,6 @@
-// Bun's built-in Redis client (`new Bun.RedisClient(url)`) is recognized so
-// that it can be refused at construction with a message that says what to use
-// instead. Its `send(command, args)` does run EVALSHA and MULTI/EXEC, but it
-// always speaks RESP3 (replies shaped unlike those the adapters read) and has
-// no Cluster or Sentinel mode: serving it would take an adapter of its own.
+// Bun's built-in Redis client is recognized to be refused at construction (the
+// README's "Runtimes"): it always speaks RESP3 (replies shaped unlike those the
+// adapters read) and has no Cluster or Sentinel mode.
 
 /** The message of the `UnsupportedError` thrown for Bun's `RedisClient`. */
 export const BUN_REDIS_CLIENT_UNSUPPORTED =

@@ -5,9 +5,7 @@ import { execReplies } from './exec-replies.js';
 
 /**
  * {@link RedisAdapter} for the callback API of node_redis v3, as redis-mock
- * implements it, so that users can unit-test code that uses a limiter
- * without a Redis server. Only the MULTI path: redis-mock cannot run Lua, and
- * the limiter refuses the modes that need it at construction.
+ * implements it, for users' unit tests: the MULTI path only (no Lua).
  */
 export class CallbackRedisAdapter implements RedisAdapter {
   readonly client: CallbackRedisLikeClient;

@@ -5,11 +5,7 @@
 /** One command and its arguments, the name in lower case (as ioredis's methods are named), e.g. `['zadd', key, 1, member]`. */
 export type RedisCommand = readonly [name: string, ...args: (string | number)[]];
 
-/**
- * The part of an ioredis `Redis` or `Cluster` instance (ioredis 5 or 6) the
- * limiter uses: `multi(commands).exec()`, `evalsha`, `eval`, and the
- * `isCluster` flag that tells ioredis apart.
- */
+/** The part of an ioredis `Redis` or `Cluster` instance (ioredis 5 or 6, or iovalkey) the limiter uses. */
 export interface IORedisLikeClient {
   /** ioredis's flag: `false` on `Redis`, `true` on `Cluster`. */
   readonly isCluster: boolean;
@@ -96,12 +92,7 @@ export interface CallbackRedisLikeClient {
   zadd(...args: never[]): unknown;
 }
 
-/**
- * The part of a Valkey GLIDE 2 `GlideClient` or `GlideClusterClient` the
- * limiter uses: `customCommand` (scripts, and a script for what MULTI does:
- * a GLIDE transaction is a `Batch` of GLIDE's own package, which the library
- * does not import), and the members that tell it apart.
- */
+/** The part of a Valkey GLIDE 2 `GlideClient` or `GlideClusterClient` the limiter uses: `customCommand`, and the members that tell it apart. */
 export interface GlideLikeClient {
   /**
    * Sends one command, every argument a string; on a `GlideClusterClient`

@@ -1,13 +1,8 @@
-// Redis Cluster's answers that mean "not run here, try again": the slot is
-// served by another node (MOVED), is being imported by another node and this
-// key is already there (ASK), is being migrated with this command's keys split
-// between two nodes (TRYAGAIN), or the cluster cannot serve it right now
-// (CLUSTERDOWN, e.g. during a failover). EXECABORT is what EXEC answers when a
-// command of the MULTI was refused when queued, which for the limiter's own
-// well-formed commands means one of the above (node-redis 4 reports only it).
-// In every case Redis ran nothing, so sending the call again cannot record an
-// attempt twice: both cluster adapters (node-redis, GLIDE) do, through
-// `retryRedirected`.
+// Redis Cluster's answers that mean "not run here, try again" (MOVED, ASK,
+// TRYAGAIN, CLUSTERDOWN; and EXECABORT, which is what EXEC answers when a
+// command of the MULTI met one of them when queued, and all node-redis 4
+// reports). Redis ran nothing, so sending the call again cannot record an
+// attempt twice (docs/guides/redis-cluster.md, "When slots move").
 
 /**
  * What a refusal says: where to go (`moved`, `ask`), to try again soon
@@ -39,8 +34,7 @@ export function maxRetries(redirection: Redirection): number {
 /**
  * The pause before the `retry`-th try (from 1): none before the first try
  * after MOVED or ASK, which say where to go; 100 ms each while the cluster is
- * down (as ioredis waits); otherwise 5 ms, doubling, at most 200 ms (eight
- * tries wait about 0.7 s in all, well within the default timeout).
+ * down (as ioredis waits); otherwise 5 ms, doubling, at most 200 ms.
  */
 export function retryPauseMs(retry: number, redirection: Redirection): number {
   if (redirection.kind === 'down') return 100;
@@ -50,9 +44,8 @@ export function retryPauseMs(retry: number, redirection: Redirection): number {
 
 /**
  * Makes a call refused with `error` again by `retry` (given the redirection
- * and the refusal), up to {@link maxRetries} times, each after a pause of
- * {@link retryPauseMs}, for as long as it is refused; any other error is
- * thrown as it is.
+ * and the refusal), for as long as it is refused, within {@link maxRetries}
+ * and {@link retryPauseMs}; any other error is thrown as it is.
  */
 export async function retryRedirected<T>(error: unknown, retry: (redirection: Redirection, refusal: unknown) => Promise<T>): Promise<T> {
   let last = error;

@@ -1,11 +1,7 @@
-// A master that dies leaves a node-redis cluster client waiting: it keeps the
-// dead master in its slot map and queues commands for it until it comes back,
-// which it may never do, while the cluster promotes its replica. Nothing
-// answers MOVED, so the map is never re-read. The stall watch therefore
-// watches the client's calls: when one has waited more than STALL_MS, it has
-// the slot map refreshed through a live master, and again every
-// RESCUE_INTERVAL_MS while calls stall, whether or not new calls come. Once
-// the replica is promoted, the map names it and the calls go there.
+// A node-redis cluster client waits forever on a master that died
+// (docs/guides/redis-cluster.md, "When a master fails"). The stall watch has
+// its slot map refreshed through a live master when a call has waited more
+// than STALL_MS, and again every RESCUE_INTERVAL_MS while calls stall.
 
 /** A call unanswered for this long means its master may be gone: time to check the slot map. */
 const STALL_MS = 1_000;
@@ -38,11 +34,9 @@ export class StallWatch {
   }
 
   /**
-   * Rescues the oldest call's key when that call stalls. Once a call stalls,
-   * the watchdog keeps checking every RESCUE_INTERVAL_MS until none does, so
-   * that the slot map is re-read soon after a promotion even while no new
-   * call comes (a circuit breaker that opened lets one through a second).
-   * Calls unanswered for FORGET_MS are forgotten.
+   * Rescues the oldest call's key when that call stalls, and keeps checking
+   * until none does, even while no new call comes (an open circuit lets one
+   * through a second). Calls unanswered for FORGET_MS are forgotten.
    */
   #checkForStall(now = performance.now()): void {
     let oldest;

@@ -1,13 +1,10 @@
-// What EXEC answered, read the same way whatever the client: every adapter's
-// transaction ends here.
-
 import { describeValue } from '../../core/check.js';
 
 /**
- * EXEC's replies as a list, or the failure they report: `null` (Redis aborted
- * the transaction), anything but a list, or the first error reply (node-redis
- * and redis-mock resolve with errors in place; ioredis's `[error, result]`
- * pairs are unpaired into one reply each before they come here).
+ * What EXEC answered, read alike for every client: the replies as a list, or
+ * the failure they report: `null` (Redis aborted the transaction), anything
+ * but a list, or the first error reply (node-redis and redis-mock resolve with
+ * errors in place; ioredis's `[error, result]` pairs come here unpaired).
  * @throws the first error reply, or an Error naming what EXEC answered instead of a list.
  */
 export function execReplies(replies: unknown): unknown[] {

@@ -1,24 +1,19 @@
 // The adapter for Valkey GLIDE 2 clients (`GlideClient`, `GlideClusterClient`),
-// recognised by their members: the library never imports GLIDE. So scripts go
-// as `customCommand(['EVALSHA', …])` through the shared runner (run-script.ts,
-// EVAL on NOSCRIPT) rather than through GLIDE's `Script` class, which would
-// need a `release()` per script object; and a transaction, which in GLIDE is a
-// `Batch` of its own package, is one call of the atomic block script
-// (atomic-block-script.ts), as atomic as MULTI/EXEC.
-//
-// On a cluster every call is routed to the master of its first key's slot.
-// GLIDE follows MOVED and ASK itself, but while a slot moves back and forth it
-// can run out of tries and answer MOVED, TRYAGAIN or CLUSTERDOWN: the adapter
-// then sends the call again (cluster-redirection.ts). GLIDE also rewrites the
-// server's error codes (`NOSCRIPT …` arrives as `… - NoScriptError: …`): those
-// the library reads get their Redis form back, with GLIDE's error as the cause.
+// recognised by their members: the library never imports GLIDE (the README's
+// "Clients" and "Redis Cluster" say what differs). Scripts go as
+// `customCommand(['EVALSHA', …])` rather than through GLIDE's `Script` class,
+// which would need a `release()` per script object; a transaction is one call
+// of the atomic block script. On a cluster every call is routed to the master
+// of its first key's slot, and sent again when GLIDE gives up on a
+// redirection. GLIDE's rewritten error codes (`NOSCRIPT …` arrives as
+// `… - NoScriptError: …`) get their Redis form back.
 
 import type { RedisAdapter } from './adapter.js';
 import { hasMembers, type GlideLikeClient, type RedisCommand } from './client-types.js';
 import { retryRedirected } from './cluster-redirection.js';
 import { execReplies } from './exec-replies.js';
 import { GlideSlotMap } from './glide-slot-map.js';
-import { scriptCommand, stringsOf } from './node-redis-commands.js';
+import { StringCommandAdapter, stringsOf } from './node-redis-commands.js';
 import { ATOMIC_BLOCK_SCRIPT } from '../scripts/atomic-block-script.js';
 import { runScript } from '../scripts/run-script.js';
 
@@ -49,15 +44,15 @@ export function redisErrorOf(error: unknown): unknown {
 }
 
 /** {@link RedisAdapter} for Valkey GLIDE 2's `GlideClient` and `GlideClusterClient`. */
-export class GlideAdapter implements RedisAdapter {
+export class GlideAdapter extends StringCommandAdapter implements RedisAdapter {
   readonly client: GlideLikeClient;
   readonly kind: string;
   readonly isCluster: boolean;
-  readonly supportsScripts = true;
   readonly #calls: GlideCalls;
   readonly #slots: GlideSlotMap | undefined;
 
   constructor(client: GlideLikeClient) {
+    super();
     this.client = client;
     this.#calls = client;
     this.isCluster = isGlideCluster(client);
@@ -71,20 +66,12 @@ export class GlideAdapter implements RedisAdapter {
     return runScript(this, ATOMIC_BLOCK_SCRIPT, [String(commands[0]?.[1] ?? '')], args, execReplies);
   }
 
-  evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.#send(scriptCommand('EVALSHA', sha1, keys, args), keys[0]);
-  }
-
-  eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.#send(scriptCommand('EVAL', lua, keys, args), keys[0]);
-  }
-
   /** On a cluster: the master (`host:port`) the cluster named for the key's slot at the last read of its slot map (at most about a second ago). */
   slotOwner(key: string): string | undefined {
     return this.#slots?.ownerOf(key);
   }
 
-  #send(command: string[], key: string | undefined): Promise<unknown> {
+  protected send(command: string[], key: string | undefined): Promise<unknown> {
     if (!this.isCluster || key === undefined) return this.#calls.customCommand(command).catch(throwRedisError);
     const route = { route: { type: 'primarySlotKey', key } } as const;
     const send = (): Promise<unknown> => this.#calls.customCommand(command, route).catch(throwRedisError);

@@ -1,11 +1,8 @@
 // Which master holds each hash slot, as a Valkey GLIDE cluster client's
-// cluster says. GLIDE keeps its slot map inside its native core and follows
-// MOVED and ASK there, showing neither, so the adapter reads `CLUSTER SLOTS`
-// itself, through the client: when it is made, at the first lookup once the
-// answer is a second old or a call failed, one read at a time. So after a slot
-// moves or a replica is promoted, a call may be counted for about a second for
-// the circuit breaker of the master that held the slot just before. A failed
-// read keeps the last answer and is tried again at the next lookup.
+// cluster says (GLIDE shows no slot map; the README's "Redis Cluster" says
+// what follows): `CLUSTER SLOTS` read through the client when it is made, and
+// at the first lookup once the answer is a second old or a call failed, one
+// read at a time. A failed read keeps the last answer.
 
 import type { GlideLikeClient } from './client-types.js';
 import { keySlot } from './key-slot.js';

@@ -4,7 +4,7 @@ import type { RedisAdapter } from './adapter.js';
 import { hasMembers, type NodeRedisLikeClient, type NodeRedisLikeCluster, type NodeRedisLikeSentinel, type RedisCommand } from './client-types.js';
 import { monitorConnection } from './connection-monitor.js';
 import { execReplies } from './exec-replies.js';
-import { scriptCommand, stringsOf } from './node-redis-commands.js';
+import { StringCommandAdapter, stringsOf } from './node-redis-commands.js';
 
 /** What a call takes before its command: nothing, or a Sentinel client's read-only flag (`false`: to the primary). */
 type Lead = [] | [isReadonly: false];
@@ -22,11 +22,10 @@ interface PrimaryCalls {
  * flag first, here always `false`, so that every call goes to the primary
  * (the client finds it through the sentinels and follows a failover itself).
  */
-export class NodeRedisAdapter implements RedisAdapter {
+export class NodeRedisAdapter extends StringCommandAdapter implements RedisAdapter {
   readonly client: NodeRedisLikeClient | NodeRedisLikeSentinel;
   readonly kind: string;
   readonly isCluster = false;
-  readonly supportsScripts = true;
   readonly #calls: PrimaryCalls;
   readonly #lead: Lead;
   readonly #problem: (summary: string) => ConnectionProblem;
@@ -34,6 +33,7 @@ export class NodeRedisAdapter implements RedisAdapter {
   constructor(client: NodeRedisLikeClient, sentinel?: false);
   constructor(client: NodeRedisLikeSentinel, sentinel: true);
   constructor(client: NodeRedisLikeClient | NodeRedisLikeSentinel, sentinel = false) {
+    super();
     this.client = client;
     this.kind = sentinel ? 'node-redis sentinel' : 'node-redis';
     this.#calls = client as unknown as PrimaryCalls;
@@ -49,19 +49,11 @@ export class NodeRedisAdapter implements RedisAdapter {
     });
   }
 
-  evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.#send(scriptCommand('EVALSHA', sha1, keys, args));
-  }
-
-  eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.#send(scriptCommand('EVAL', lua, keys, args));
-  }
-
   connectionProblem(): ConnectionProblem | undefined {
     return nodeRedisConnectionProblem(this.kind, this.client, this.#problem);
   }
 
-  #send(command: string[]): Promise<unknown> {
+  protected send(command: string[]): Promise<unknown> {
     return whenOpen(this.client, this.kind, () => this.#calls.sendCommand(...this.#lead, command));
   }
 }

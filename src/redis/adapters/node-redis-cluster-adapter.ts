@@ -1,21 +1,11 @@
 // The adapter for node-redis (`redis` 4 and 5) cluster clients. Every call is
-// routed by its first key, and the client's own redirection handling stays in
-// charge where it works: single commands (the scripts) follow MOVED and ASK.
-// Where it does not, this adapter finishes the job:
-//
-// - node-redis sends a MULTI straight to the master its slot map names and
-//   follows neither MOVED nor ASK for it (v5), or sees only EXEC's
-//   EXECABORT (v4); and it refreshes its slot map only when a single command
-//   meets MOVED. So once a slot had moved, every MULTI for it failed.
-// - A multi-key script meets TRYAGAIN while its slot is being migrated (its
-//   keys are split between two masters), which no client retries.
-// - v4 sends ASKING apart from the command it is for, so under concurrency
-//   another command can take the ASKING and the command is refused.
-//
-// On such an answer the adapter refreshes the client's slot map and sends the
-// call again itself (ClusterSlotMap.resend). And since node-redis waits
-// forever on a master that died, it watches its calls and has the slot map
-// re-read through a live master when they stall (cluster-stall-watch.ts).
+// routed by its first key; single commands (the scripts) follow MOVED and ASK
+// in the client. What node-redis leaves undone (docs/guides/redis-cluster.md,
+// "When slots move" and "When a master fails"), the adapter does: a MULTI
+// refused (v5: MOVED, ASK; v4: EXECABORT) or a TRYAGAIN is sent again by
+// ClusterSlotMap.resend, which also queues ASKING right before its command
+// (v4 sends it apart, where another command can take it); and calls to a dead
+// master are watched (cluster-stall-watch.ts).
 
 import type { ConnectionProblem } from '../../errors/timeout-error.js';
 import type { RedisAdapter } from './adapter.js';
@@ -23,7 +13,7 @@ import type { NodeRedisLikeCluster, RedisCommand } from './client-types.js';
 import { ClusterSlotMap } from './cluster-slot-map.js';
 import { StallWatch } from './cluster-stall-watch.js';
 import { execReplies } from './exec-replies.js';
-import { scriptCommand, stringsOf } from './node-redis-commands.js';
+import { StringCommandAdapter, stringsOf } from './node-redis-commands.js';
 import { nodeRedisConnectionProblem, whenOpen } from './node-redis-adapter.js';
 
 /**
@@ -31,15 +21,15 @@ import { nodeRedisConnectionProblem, whenOpen } from './node-redis-adapter.js';
  * by `createCluster`. Every call is routed by its first key; a call refused
  * because its slot moved or is moving is sent again where the slot now is.
  */
-export class NodeRedisClusterAdapter implements RedisAdapter {
+export class NodeRedisClusterAdapter extends StringCommandAdapter implements RedisAdapter {
   readonly client: NodeRedisLikeCluster;
   readonly kind = 'node-redis cluster';
   readonly isCluster = true;
-  readonly supportsScripts = true;
   readonly #slots: ClusterSlotMap;
   readonly #stalls: StallWatch;
 
   constructor(client: NodeRedisLikeCluster) {
+    super();
     this.client = client;
     this.#slots = new ClusterSlotMap(client);
     this.#stalls = new StallWatch((stuckKey) => this.#slots.refreshElsewhere(stuckKey));
@@ -68,20 +58,12 @@ export class NodeRedisClusterAdapter implements RedisAdapter {
     });
   }
 
-  evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.#script(scriptCommand('EVALSHA', sha1, keys, args), keys[0]);
-  }
-
-  eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return this.#script(scriptCommand('EVAL', lua, keys, args), keys[0]);
-  }
-
   /** What the client shows: only whether it is open (a cluster client has a connection per node). */
   connectionProblem(): ConnectionProblem | undefined {
     return nodeRedisConnectionProblem(this.kind, { isOpen: this.client.isOpen }, (summary) => ({ summary }));
   }
 
-  #script(command: string[], key: string | undefined): Promise<unknown> {
+  protected send(command: string[], key: string | undefined): Promise<unknown> {
     return whenOpen(this.client, this.kind, () => {
       const sent = this.client.sendCommand(key, false, command);
       if (key === undefined) return sent;

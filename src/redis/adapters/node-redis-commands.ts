@@ -8,7 +8,20 @@ export function stringsOf(command: RedisCommand): string[] {
   return command as readonly string[] as string[];
 }
 
-/** `EVALSHA <sha1> <numkeys> <keys…> <args…>` (or `EVAL`), every argument a string. */
-export function scriptCommand(verb: 'EVALSHA' | 'EVAL', script: string, keys: readonly string[], args: readonly (string | number)[]): string[] {
-  return [verb, script, String(keys.length), ...keys, ...args.map(String)];
+/** The script calls of an adapter whose client sends commands of strings (node-redis, GLIDE): `send` routes each by its first key. */
+export abstract class StringCommandAdapter {
+  readonly supportsScripts = true;
+
+  /** `EVALSHA <sha1> <numkeys> <keys…> <args…>`, every argument a string. */
+  evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return this.send(['EVALSHA', sha1, String(keys.length), ...keys, ...args.map(String)], keys[0]);
+  }
+
+  /** `EVAL <script> <numkeys> <keys…> <args…>`, every argument a string. */
+  eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return this.send(['EVAL', lua, String(keys.length), ...keys, ...args.map(String)], keys[0]);
+  }
+
+  /** Sends one command, to the node that holds `key` on a Cluster. */
+  protected abstract send(command: string[], key: string | undefined): Promise<unknown>;
 }

@@ -1,16 +1,5 @@
 // The flood bound of the in-memory store, the same rule as the decide
-// script's (docs/semantics.md, "Memory per key"): a record may be dropped
-// only where no later decision, after any undo or clear of others, could
-// tell the difference.
-//
-// - An admitted action ('+id') is kept while it is in the window: a retry
-//   must be answered "already admitted", and `undo` must find it.
-// - A record without an action id can never be removed but by the window,
-//   and so can the `max` newest of them: one with `max` such records at
-//   least as new is never again among the newest `max` of any window, so no
-//   count, gap or wait can see it.
-// - A blocked action ('-id') is dropped on the same condition: a retry of
-//   it, which would replace it, then finds the same window either way.
+// script's: docs/semantics.md, "Memory per key", says what may be dropped.
 
 /** The records of one key, ascending by time; `members[i]` is the member of `timestamps[i]` once action ids were used. */
 export interface RecordedSet {
@@ -19,7 +8,7 @@ export interface RecordedSet {
   members: (string | undefined)[] | undefined;
 }
 
-/** Drops what no later decision can tell apart, as the module comment says. */
+/** Drops what no later decision can tell apart: the records without an action id but the `max` newest, and the blocked actions they bound below. */
 export function keepWhatDecisionsNeed(set: RecordedSet, max: number): void {
   const { timestamps, members } = set;
   if (timestamps.length <= max) return;

@@ -21,16 +21,10 @@ const NO_TIMESTAMPS: readonly number[] = [];
 const NOT_BLOCKED: Verdict = { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false };
 
 /**
- * The in-process store, one per limiter without a `client`. Each write
- * reclaims a few ids not written for an `interval` of wall-clock time (see
- * {@link ExpiryQueue}), and an id past that time reads as empty, as Redis
- * expires a key; memory stays proportional to the ids active within the
- * last interval, however often they are cleared or undone. No timer is
- * kept, per id or otherwise, so the process can always exit.
- *
- * Decisions are synchronous, so tiers held by several memory stores (a stack
- * of in-memory limiters) are decided together atomically, exactly as the
- * decide script does on Redis.
+ * The in-process store, one per limiter without a `client` (the README's "The
+ * in-memory store"): each write reclaims a few expired ids (see
+ * {@link ExpiryQueue}), and no timer is kept. Decisions are synchronous, so
+ * the tiers of a stack of in-memory limiters are decided together atomically.
  */
 export class MemoryStore implements Store {
   readonly #entries = new Map<string, MemoryEntry>();
@@ -70,9 +64,9 @@ export class MemoryStore implements Store {
       tiers: decision.tiers.map((tierDecision, i) => {
         const tier = tiers[i] as Tier;
         if (!tierDecision.recorded) return tierDecision;
-        const { entry, replacedBlocked } = (stores[i] as MemoryStore).#record(tier.key, tier.rule, at, member, actionId, wallMs);
         // The model's S' holds, but where this action's earlier blocked record was replaced: the model cannot know it was there.
-        return replacedBlocked ? { verdict: tierDecision.verdict, after: recordedWindow(entry, tier.rule) } : tierDecision;
+        const replaced = (stores[i] as MemoryStore).#record(tier, at, member, actionId, wallMs);
+        return replaced === undefined ? tierDecision : { verdict: tierDecision.verdict, after: replaced };
       }),
     };
   }
@@ -135,16 +129,9 @@ export class MemoryStore implements Store {
   /**
    * Records `now` (with its member, if any), then applies the flood bound,
    * and pushes back when the id is forgotten. An action is recorded once: its
-   * earlier blocked record is replaced.
+   * earlier blocked record is replaced, and S' is then returned as stored.
    */
-  #record(
-    key: string,
-    rule: WindowRule,
-    now: number,
-    member: string | undefined,
-    actionId: string | undefined,
-    wallMs: number,
-  ): { entry: MemoryEntry; replacedBlocked: boolean } {
+  #record({ key, rule }: Tier, now: number, member: string | undefined, actionId: string | undefined, wallMs: number): RecordedWindow | undefined {
     const expiresAt = wallMs + microsecondsToWholeMillisecondsUp(rule.intervalUs);
     let entry = this.#entries.get(key);
     if (entry === undefined) {
@@ -158,7 +145,7 @@ export class MemoryStore implements Store {
     entry.members?.splice(index, 0, member);
     keepWhatDecisionsNeed(entry, rule.maxInInterval);
     entry.expiresAt = expiresAt;
-    return { entry, replacedBlocked };
+    return replacedBlocked ? recordedWindow(entry, rule) : undefined;
   }
 }
 
@@ -179,13 +166,8 @@ function removeMember(entry: MemoryEntry, member: string): boolean {
 
 /** S' as stored: |S'|, max(S') and its k-th newest (the window was pruned just before). */
 function recordedWindow(entry: RecordedSet | undefined, rule: WindowRule): RecordedWindow {
-  const timestamps = entry?.timestamps ?? NO_TIMESTAMPS;
-  const count = timestamps.length;
-  return {
-    count,
-    newest: timestamps[count - 1],
-    maxthNewest: count >= rule.maxInInterval ? timestamps[count - rule.maxInInterval] : undefined,
-  };
+  const { count, newest, kthNewest } = sampleOf(entry?.timestamps ?? NO_TIMESTAMPS, 0, rule);
+  return { count, newest, maxthNewest: kthNewest };
 }
 
 /** The memory store that holds a tier (a stack of in-memory limiters has one per tier). */
