@@ -13,10 +13,11 @@ import { readInteger, readScoredMembers } from '../replies.js';
 import type { StoreDecision, Tier } from '../../core/store.js';
 
 /**
- * The reads that sample the recorded set S of one key: the newest, the
- * (k-1)-th and the k-th newest timestamps (k = `maxInInterval`), by rank from
- * the newest. Two ranks at most for k <= 2, three in two commands above:
- * a few members, whatever `maxInInterval` is.
+ * The reads that sample the recorded set S of one key: the newest (read only
+ * where a gap rule needs it), the (k-1)-th and the k-th newest timestamps
+ * (k = `maxInInterval`), by rank from the newest. Two ranks at most for
+ * k <= 2, in one command; above, the pair in one command, and the newest in
+ * another where the rule has a gap: a few members, whatever `maxInInterval` is.
  *
  * Ranks are counted from the newest with ZREVRANGE and non-negative indexes:
  * Redis clamps negative ranges past the start of a set, and redis-mock does
@@ -25,21 +26,21 @@ import type { StoreDecision, Tier } from '../../core/store.js';
 export function sampleReads(key: string, rule: WindowRule): RedisCommand[] {
   const k = rule.maxInInterval;
   if (k <= 2) return [['zrevrange', key, 0, k - 1, 'withscores']];
-  return [
-    ['zrevrange', key, 0, 0, 'withscores'],
-    ['zrevrange', key, k - 2, k - 1, 'withscores'],
-  ];
+  const pair: RedisCommand = ['zrevrange', key, k - 2, k - 1, 'withscores'];
+  return rule.minDifferenceUs > 0 ? [['zrevrange', key, 0, 0, 'withscores'], pair] : [pair];
 }
 
-/** The sample of S from |S| and the replies of {@link sampleReads}. */
+/** The sample of S from |S| and the replies of {@link sampleReads}; max(S) is left out where it was not read. */
 function sampleOf(rule: WindowRule, count: number, replies: readonly unknown[]): WindowSample {
   const k = rule.maxInInterval;
-  // The scores read, newest first: ranks 0 to k-1 when k <= 2, else ranks 0, k-2 and k-1 (fewer when S is smaller).
+  // The scores read, newest first: ranks 0 to k-1 when k <= 2, else ranks 0 (with a gap rule), k-2 and k-1 (fewer
+  // when S is smaller).
   const scores = replies.flatMap((reply) => readScoredMembers(reply, 'ZREVRANGE').map((entry) => entry.score));
-  const kthAt = Math.min(k, 3) - 1;
+  const newestRead = k <= 2 || rule.minDifferenceUs > 0;
+  const kthAt = newestRead ? Math.min(k, 3) - 1 : 1;
   return {
     count,
-    newest: count > 0 ? scores[0] : undefined,
+    newest: count > 0 && newestRead ? scores[0] : undefined,
     kMinus1thNewest: k >= 2 && count >= k - 1 ? scores[kthAt - 1] : undefined,
     kthNewest: count >= k ? scores[kthAt] : undefined,
   };
@@ -53,7 +54,7 @@ function sampleOf(rule: WindowRule, count: number, replies: readonly unknown[]):
  * ```
  * ZREMRANGEBYSCORE key -inf <now - interval>       step 1: drop what left the window
  * ZCARD            key                             |S|
- * ZREVRANGE        key 0 0 WITHSCORES              max(S)                       } one ZREVRANGE 0 k-1
+ * ZREVRANGE        key 0 0 WITHSCORES              max(S), with a gap rule      } one ZREVRANGE 0 k-1
  * ZREVRANGE        key k-2 k-1 WITHSCORES          the (k-1)-th and k-th newest } when k <= 2
  * ZADD             key <now> <member>              record the attempt
  * ZREMRANGEBYRANK  key 0 -(k+1)                    keep the newest k: the flood bound

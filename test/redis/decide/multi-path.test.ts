@@ -46,6 +46,18 @@ describe('the MULTI path (adapter stubbed)', () => {
     }
   });
 
+  it('reads only the (k-1)-th and k-th newest without a gap rule, where nothing reads max(S)', async () => {
+    const noGap = { ...rule, minDifferenceUs: 0 };
+    const k = noGap.maxInInterval;
+    // Replies: ZREMRANGEBYSCORE, ZCARD, ZREVRANGE k-2 k-1, ZADD, ZREMRANGEBYRANK, PEXPIRE.
+    const { adapter, transaction } = stubAdapter([0, k, ['b', String(now - 50_000_000), 'c', String(now - 55_000_000)], 1, 0, 1]);
+    const [outcome] = (await attemptWithMulti(adapter, tierOf(noGap), now)).tiers;
+    const ranges = (transaction.firstCall.args[0] as RedisCommand[]).filter((command) => command[0] === 'zrevrange');
+    expect(ranges).to.deep.equal([['zrevrange', 'k', k - 2, k - 1, 'withscores']]);
+    expect(outcome?.verdict).to.deep.equal({ blocked: true, blockedDueToCount: true, blockedDueToMinDifference: false });
+    expect(outcome?.after.maxthNewest).to.equal(now - 50_000_000);
+  });
+
   it('never reads more than a few members, whatever maxInInterval is', async () => {
     const { adapter, transaction } = stubAdapter(replies(0, [], []));
     await attemptWithMulti(adapter, tierOf({ ...rule, maxInInterval: 10_000 }), now);
