@@ -6,18 +6,8 @@ import { StoreError } from '../../errors/store-error.js';
 import { readInteger } from '../replies.js';
 import { decodeFields, encodeFields, encodeKeys } from './call-layout.js';
 import type { WindowRule } from '../../core/decision-model.js';
-import {
-  DECIDE_SCRIPT,
-  DECISION_HEADER,
-  DRY_RUN_TIER,
-  RECORDED_TIER,
-  REPLY_HEADER,
-  REPLY_VALUES_PER_TIER,
-  RULE,
-  TIER_ARGUMENTS,
-  TIER_KEYS,
-  type ScriptDecision,
-} from './decide-script.js';
+import { DECIDE_SCRIPT, DECISION_HEADER, RULE, TIER_ARGUMENTS, TIER_KEYS, type ScriptDecision } from './decide-script.js';
+import { DRY_RUN_TIER, RECORDED_TIER, REPLY_HEADER, REPLY_VALUES_PER_TIER } from './decide-reply.js';
 
 type Named<Names extends readonly string[]> = { readonly [Name in Names[number]]: number };
 

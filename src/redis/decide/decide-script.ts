@@ -4,15 +4,8 @@ import { actionRecordsKey, nextMember } from '../../core/identity.js';
 import type { Tier } from '../../core/store.js';
 import { defineScript } from '../scripts/redis-script.js';
 import { type Field, flagField, type KeyField, keyField, luaAppend, luaOffsets, numberField, textField } from './call-layout.js';
+import { DECISION_FAILED, DRY_RUN_TIER, RECORDED_TIER, REPLY_HEADER, REPLY_VALUES_PER_TIER } from './decide-reply.js';
 import { FLOOD_BOUND_LUA } from './flood-bound-lua.js';
-
-/** What the decide script answers in a decision's `allowed` slot when that decision alone failed. */
-export const DECISION_FAILED = {
-  /** A key of the decision holds a value that is not a sorted set (Redis WRONGTYPE). */
-  wrongType: -1,
-  /** An argument of the decision is not what the script expects. */
-  badArgument: -2,
-} as const;
 
 /** One decision for the decide script: an attempt (recorded) or a dry run, across the tiers of one id. */
 export interface ScriptDecision {
@@ -26,7 +19,7 @@ export interface ScriptDecision {
 // The call layout: ARGV[1] is how many rules the call carries; then one decision after the other, each its
 // header, then per tier its keys in KEYS and the place of its rule in ARGV; then the rules, each once however many
 // decisions of the call use it. The Lua names each field's offset after these lists (luaOffsets), and the codec
-// (decide-codec.ts) encodes and decodes by the same lists: a field is added here, and used in the Lua.
+// (decide-codec.ts) encodes by the same lists: a field is added here, and used in the Lua.
 
 /** The header of a decision in ARGV, in order. A decision records (an attempt) when its member or its action id is not ''; it is a dry run when both are. */
 export const DECISION_HEADER: readonly Field<ScriptDecision>[] = [
@@ -73,23 +66,6 @@ export const RULE: readonly Field<WindowRule>[] = [
   /** The companion's TTL in ms: a millisecond more, so that it never misses a record the key still holds. */
   textField('actionTtl', (rule) => microsecondsToWholeMillisecondsUp(rule.intervalUs) + 1),
 ];
-
-/** A decision's first values in the reply: the time decided at, allowed (1 or 0, or a negative {@link DECISION_FAILED} code when that decision alone failed and wrote nothing), and already admitted (1 or 0). */
-export const REPLY_HEADER = ['now', 'allowed', 'alreadyAdmitted'] as const;
-
-/**
- * A recorded attempt's values per tier: |S| and max(S) of the recorded set S after dropping what left the window
- * (what the decision is made on), then |S'|, max(S') and the k-th newest of S' (k = maxInInterval) as stored
- * afterwards; -1 for a value that does not exist. max(S) and max(S') are read only where the tier has a gap rule
- * or a max of 1 (the only tiers whose decision or info uses them), and are -1 elsewhere.
- */
-export const RECORDED_TIER = ['count', 'newest', 'countAfter', 'newestAfter', 'maxthAfter'] as const;
-
-/** A dry run's values per tier: |S|, max(S) (read as for a recorded attempt), the (k-1)-th and the k-th newest of S; -1 for a value that does not exist or is not read, and for the slots a recorded attempt uses and this does not. */
-export const DRY_RUN_TIER = ['count', 'newest', 'kMinus1thNewest', 'kthNewest'] as const;
-
-/** How many values each tier adds to the reply, in either mode. */
-export const REPLY_VALUES_PER_TIER = Math.max(RECORDED_TIER.length, DRY_RUN_TIER.length);
 
 /**
  * Decides attempts for one id each, across one or more tiers, one after the

@@ -9,7 +9,8 @@ import { StoreError } from '../../errors/store-error.js';
 import type { RedisAdapter } from '../adapters/adapter.js';
 import { runScript } from '../scripts/run-script.js';
 import { AT, encodeCall, readReply } from './decide-codec.js';
-import { DECIDE_SCRIPT, DECISION_FAILED, REPLY_HEADER, REPLY_VALUES_PER_TIER, type ScriptDecision } from './decide-script.js';
+import { DECIDE_SCRIPT, type ScriptDecision } from './decide-script.js';
+import { DECISION_FAILED, REPLY_HEADER, REPLY_VALUES_PER_TIER } from './decide-reply.js';
 
 const NOT_BLOCKED: Verdict = { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false };
 
