@@ -99,11 +99,16 @@ export async function attemptWithMulti(redis: RedisAdapter, tier: Tier, now: num
  */
 export async function peekWithMulti(redis: RedisAdapter, tiers: readonly Tier[], now: number): Promise<StoreDecision> {
   const commands: RedisCommand[] = [];
-  for (const { key, rule } of tiers) commands.push(['zcount', key, `(${now - rule.intervalUs}`, '+inf'], ...sampleReads(key, rule));
+  const readsPerTier: number[] = [];
+  for (const { key, rule } of tiers) {
+    const reads = sampleReads(key, rule);
+    commands.push(['zcount', key, `(${now - rule.intervalUs}`, '+inf'], ...reads);
+    readsPerTier.push(reads.length);
+  }
   const replies = await redis.transaction(commands);
   let at = 0;
-  const samples = tiers.map(({ rule }): WindowSample => {
-    const reads = rule.maxInInterval <= 2 ? 1 : 2;
+  const samples = tiers.map(({ rule }, i): WindowSample => {
+    const reads = readsPerTier[i] as number;
     const sample = sampleOf(rule, readInteger(replies[at], 'ZCOUNT'), replies.slice(at + 1, at + 1 + reads));
     at += 1 + reads;
     return sample;

@@ -94,6 +94,18 @@ describe('the MULTI path (adapter stubbed)', () => {
     expect(caught).to.be.instanceOf(StoreError);
   });
 
+  it('reads each tier of a dry run at its own offsets, with and without a gap rule', async () => {
+    const noGap = { ...rule, minDifferenceUs: 0 };
+    // Replies: ZCOUNT and one ZREVRANGE for the first tier (no gap rule), ZCOUNT and two ZREVRANGEs for the second.
+    const pair = ['b', String(now - 50_000_000), 'c', String(now - 55_000_000)];
+    const { adapter, transaction } = stubAdapter([10, pair, 1, ['a', String(now - 1_000_000)], []]);
+    const decision = await peekWithMulti(adapter, [tierOf(noGap), tierOf(rule)], now);
+    const names = (transaction.firstCall.args[0] as RedisCommand[]).map((command) => command[0]);
+    expect(names).to.deep.equal(['zcount', 'zrevrange', 'zcount', 'zrevrange', 'zrevrange']);
+    expect(decision.tiers[0]?.verdict.blockedDueToCount).to.equal(true);
+    expect(decision.tiers[1]?.verdict).to.deep.equal({ blocked: true, blockedDueToCount: false, blockedDueToMinDifference: true });
+  });
+
   it('reads without writing in a dry run', async () => {
     const { adapter, transaction } = stubAdapter([0, [], []]);
     await peekWithMulti(adapter, [tierOf(rule)], now);
