@@ -68,26 +68,21 @@ export const RULE: readonly Field<WindowRule>[] = [
 ];
 
 /**
- * Decides attempts for one id each, across one or more tiers, one after the
- * other in the order given, each atomically and exactly as if it had been
- * sent alone, and records them (docs/semantics.md: the steps, and "Stacks").
- * One call carries one decision, or a batch of them (`batch: true`) whose
- * keys all live in one hash slot, laid out as {@link DECISION_HEADER},
- * {@link TIER_KEYS}, {@link TIER_ARGUMENTS} and {@link RULE} say; the reply is a flat array of
- * integers, for each decision {@link REPLY_HEADER}, then per tier
- * {@link RECORDED_TIER} or {@link DRY_RUN_TIER}: a few numbers per tier,
- * whatever maxInInterval is.
+ * Decides attempts for one id each, across one or more tiers, one after the other in the order given, each
+ * atomically and exactly as if it had been sent alone, and records them (docs/semantics.md: the steps, and
+ * "Stacks"). One call carries one decision, or a batch of them (`batch: true`) whose keys all live in one hash
+ * slot, laid out as {@link DECISION_HEADER}, {@link TIER_KEYS}, {@link TIER_ARGUMENTS} and {@link RULE} say; the
+ * reply is a flat array of integers, for each decision {@link REPLY_HEADER}, then per tier {@link RECORDED_TIER} or
+ * {@link DRY_RUN_TIER}: a few numbers per tier, whatever maxInInterval is.
  *
- * The one script of every script mode (the default wherever the client runs
- * scripts): `countBlocked: false`, stacked tiers, `clock: 'redis'`, action
- * ids, and `batch: true`. The caller derives the info (steps 6 and 7) from
- * the samples it returns, with the same code as every other store, and
- * checks that it reaches the same allowed/blocked decision.
+ * The one script of every script mode (the default wherever the client runs scripts): `countBlocked: false`,
+ * stacked tiers, `clock: 'redis'`, action ids, and `batch: true`. The caller derives the info (steps 6 and 7) from
+ * the samples it returns, with the same code as every other store, and checks that it reaches the same decision.
  *
- * Every read comes before the key's PEXPIRE: a key given a TTL of 1 ms may
- * be gone at the next command of the same script. The text is put together
- * from constants of this module and its imports when it loads, never from an
- * input: its SHA1 never changes.
+ * Every read comes before any PEXPIRE: a key given a TTL of 1 ms may be gone at the next command of the same
+ * script, so the TTLs are set once, at the end of the call (the last decision's, for a key a batch writes twice).
+ * The text is put together from constants of this module and its imports when it loads, never from an input: its
+ * SHA1 never changes.
  */
 export const DECIDE_SCRIPT = defineScript(
   'decide',
@@ -122,10 +117,16 @@ end
 -- The decisions, in order. The decision at hand's tiers: their rules, |S| before and after the drop, and max(S)
 -- where it is read (overwritten by the next decision). Written out in one loop, with no function made per call.
 local ruleOf, held, counts, newests = {}, {}, {}, {}
+-- The TTL each written key takes at the end of the call, and the keys in the order first written.
+local ttlOfKey, written = {}, {}
+local function expireWritten()
+  for i = 1, #written do call('PEXPIRE', written[i], ttlOfKey[written[i]]) end
+end
 local k0, a0 = 0, 1
 while a0 < rulesAt do
   local n = tonumber(ARGV[a0 + header_tierCount])
   if n == nil or n < 1 or a0 + header_width + tier_width * n > rulesAt then
+    expireWritten()
     return redis.error_reply('decide: bad tier count in the header at argument ' .. (a0 + 1))
   end
   local now, nowText = timeOf(ARGV[a0 + header_now])
@@ -228,14 +229,19 @@ ${luaAppend(RECORDED_TIER, REPLY_VALUES_PER_TIER, '        ')}
 ${luaAppend(RECORDED_TIER, REPLY_VALUES_PER_TIER, '        ')}
         -- The companion outlives its key: it is given its TTL wherever it may hold a record, that is, where the key
         -- held one before (a new key's companion holds nothing its key does) or this decision wrote to it.
-        call('PEXPIRE', key, rule.ttl)
-        if held[i] > 0 or actionId ~= '' then call('PEXPIRE', actions, rule.actionTtl) end
+        if ttlOfKey[key] == nil then written[#written + 1] = key end
+        ttlOfKey[key] = rule.ttl
+        if held[i] > 0 or actionId ~= '' then
+          if ttlOfKey[actions] == nil then written[#written + 1] = actions end
+          ttlOfKey[actions] = rule.actionTtl
+        end
       end
     end
   end
   k0 = k0 + keys_width * n
   a0 = a0 + header_width + tier_width * n
 end
+expireWritten()
 return reply
 `,
 );
