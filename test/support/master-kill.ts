@@ -39,6 +39,8 @@ export interface SideCount {
   readonly byError: Readonly<Record<string, number>>;
   /** When the last failed call started, in ms after the promotion (negative: before it); undefined without failures. */
   readonly lastFailureAfterPromotionMs: number | undefined;
+  /** The messages of the `CIRCUIT_OPEN` failures, each once. */
+  readonly circuitMessages: readonly string[];
 }
 
 /** What one limiter went through. */
@@ -65,6 +67,7 @@ interface Call {
   readonly startedAt: number;
   /** `'ok'`, or the error's code (or name). */
   readonly outcome: string;
+  readonly message: string | undefined;
 }
 
 const WARM_UP_MS = 1_000;
@@ -95,14 +98,16 @@ export async function killMasterUnderLoad(cluster: RedisClusterHandle, clientKin
       const id = ids[(index * 11 + i) % ids.length] as string;
       const startedAt = performance.now() - killedAt;
       let outcome = 'ok';
+      let message: string | undefined;
       try {
         await (limiters[limiter] as RollingRateLimiter).limit(id);
       } catch (error) {
         const { code } = error as { code?: unknown };
         outcome = typeof code === 'string' ? code : (error as Error).name;
+        message = (error as Error).message;
         await delay(20); // a failed caller pauses, as a real one would
       }
-      calls.push({ limiter, onVictim: ownerOf(id) === victim, startedAt, outcome });
+      calls.push({ limiter, onVictim: ownerOf(id) === victim, startedAt, outcome, message });
     }
   };
 
@@ -129,7 +134,8 @@ export async function killMasterUnderLoad(cluster: RedisClusterHandle, clientKin
     const byError: Record<string, number> = {};
     for (const call of failed) byError[call.outcome] = (byError[call.outcome] ?? 0) + 1;
     const last = failed.length === 0 ? undefined : Math.max(...failed.map((call) => call.startedAt)) - promotedAfterMs;
-    return { calls: mine.length, failed: failed.length, byError, lastFailureAfterPromotionMs: last };
+    const circuitMessages = [...new Set(failed.filter((call) => call.outcome === 'CIRCUIT_OPEN').map((call) => call.message ?? ''))];
+    return { calls: mine.length, failed: failed.length, byError, lastFailureAfterPromotionMs: last, circuitMessages };
   };
   return {
     victim,
@@ -165,6 +171,8 @@ export function expectOneMasterFailed(clientName: string, report: MasterKillRepo
     expect(dead.lastFailureAfterPromotionMs, `ms from the promotion to the last failure on the killed master's ids (batch: ${String(batch)})`).to.be.below(
       BREAKER_COOLDOWN_MS + 1_500,
     );
+    // The open circuit is the killed master's, and says so.
+    for (const message of dead.circuitMessages) expect(message, 'a CIRCUIT_OPEN message on the killed master\'s ids').to.include(report.victim);
   }
 }
 

@@ -24,6 +24,23 @@ export const MAX_BATCH_ARGUMENTS = 8_192;
 /** The most batches out at once per slot: two keep Redis and the client busy at the same time. */
 const MAX_BATCHES_OUT = 2;
 
+/**
+ * How long decisions wait behind two batches out before they go as one more:
+ * a slot whose batches stall (a Cluster answering CLUSTERDOWN while a master
+ * is replaced, a slow node) holds its next decisions back no longer than this,
+ * so that they ride out the stall as unbatched calls would, within their own
+ * timeout.
+ */
+const STALL_MS = 50;
+
+/** One hash slot's decisions not sent yet, its batches out, and its pending flushes. */
+interface Slot {
+  waiting: Waiting[];
+  out: number;
+  flushScheduled: boolean;
+  stall: ReturnType<typeof setTimeout> | undefined;
+}
+
 interface Waiting {
   readonly decision: ScriptDecision;
   readonly resolve: (decision: StoreDecision) => void;
@@ -35,14 +52,15 @@ interface Waiting {
  * keeping up to two batches out at once so that Redis decides one while the
  * client reads the other's replies and gathers the next: a call waits only
  * for the next microtask when fewer than two batches are out (a lone call
- * does not wait for company), and otherwise until a batch comes back. On a
- * Cluster a batch holds the keys of one hash slot (one id's, by its hash
- * tag), so calls are grouped per slot, each slot with its own two.
+ * does not wait for company), and otherwise until a batch comes back, or
+ * {@link STALL_MS} when none does. On a Cluster a batch holds the keys of one
+ * hash slot (one id's, by its hash tag), so calls are grouped per slot, each
+ * slot with its own two.
  */
 export class DecisionBatcher {
   readonly #redis: RedisAdapter;
   /** Per hash slot (one slot, 0, when the client is not a Cluster): the decisions not sent yet, and the batches out. */
-  readonly #slots = new Map<number, { waiting: Waiting[]; out: number; flushScheduled: boolean }>();
+  readonly #slots = new Map<number, Slot>();
 
   constructor(redis: RedisAdapter) {
     this.#redis = redis;
@@ -54,14 +72,19 @@ export class DecisionBatcher {
       const slotNumber = this.#redis.isCluster ? keySlot((decision.tiers[0] as { key: string }).key) : 0;
       let slot = this.#slots.get(slotNumber);
       if (slot === undefined) {
-        slot = { waiting: [], out: 0, flushScheduled: false };
+        slot = { waiting: [], out: 0, flushScheduled: false, stall: undefined };
         this.#slots.set(slotNumber, slot);
       }
       slot.waiting.push({ decision, resolve, reject });
-      if (slot.out < MAX_BATCHES_OUT && !slot.flushScheduled) {
-        slot.flushScheduled = true;
-        const scheduled = slot;
-        queueMicrotask(() => this.#flush(slotNumber, scheduled));
+      const scheduled = slot;
+      if (slot.out < MAX_BATCHES_OUT) {
+        if (!slot.flushScheduled) {
+          slot.flushScheduled = true;
+          queueMicrotask(() => this.#flush(slotNumber, scheduled));
+        }
+      } else if (slot.stall === undefined) {
+        slot.stall = setTimeout(() => this.#flush(slotNumber, scheduled), STALL_MS);
+        (slot.stall as { unref?: () => void }).unref?.();
       }
     });
   }
@@ -71,8 +94,12 @@ export class DecisionBatcher {
    * two are; at most {@link MAX_BATCH_SIZE} decisions and
    * {@link MAX_BATCH_ARGUMENTS} arguments per batch.
    */
-  #flush(slotNumber: number, slot: { waiting: Waiting[]; out: number; flushScheduled: boolean }): void {
+  #flush(slotNumber: number, slot: Slot): void {
     slot.flushScheduled = false;
+    if (slot.stall !== undefined) {
+      clearTimeout(slot.stall);
+      slot.stall = undefined;
+    }
     const waiting = slot.waiting;
     if (waiting.length === 0) return;
     slot.waiting = [];
@@ -113,7 +140,7 @@ export class DecisionBatcher {
    * sending, even a synchronous throw in the client, fails this batch's
    * callers alone and leaves the slot free for the next batch.
    */
-  #send(slotNumber: number, slot: { waiting: Waiting[]; out: number; flushScheduled: boolean }, batch: readonly Waiting[]): void {
+  #send(slotNumber: number, slot: Slot, batch: readonly Waiting[]): void {
     slot.out += 1;
     const settled = (): void => {
       slot.out -= 1;

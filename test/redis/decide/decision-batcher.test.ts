@@ -66,6 +66,27 @@ describe('the decision batcher (adapter stubbed)', () => {
     expect(sizes, 'keys and arguments per call').to.deep.equal([pair, sizeOf([huge]), pair]);
   });
 
+  it('sends what waits behind two stalled batches as one more batch, after a short wait', async () => {
+    // The first two calls never come back (a node answering CLUSTERDOWN, retried by the client); the third does.
+    let calls = 0;
+    const { adapter } = stubAdapter(() => {
+      calls += 1;
+      // One decision of one tier, admitted: the header (now, allowed, already admitted), then |S|, max(S), |S'|, max(S'), the max-th of S'.
+      return calls <= 2 ? new Promise<never>(() => undefined) : Promise.resolve([1_800_000_000_000_000, 1, 0, 0, -1, 1, -1, -1]);
+    });
+    const batcher = new DecisionBatcher(adapter);
+    void batcher.decide(decisionOf('a', 1));
+    await Promise.resolve();
+    void batcher.decide(decisionOf('b', 1));
+    await Promise.resolve();
+    const started = Date.now();
+    const third = batcher.decide(decisionOf('c', 1));
+    const answered = await Promise.race([third.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000))]);
+    expect(answered, 'answered while the first two batches are still out').to.equal(true);
+    expect(calls).to.equal(3);
+    expect(Date.now() - started, 'ms held back').to.be.below(2_000);
+  });
+
   it('fails the callers of a batch whose sending throws, and sends the next batches as usual', async () => {
     const uncaught = sinon.spy();
     process.on('uncaughtException', uncaught);
