@@ -85,3 +85,25 @@ import { createRequire } from 'node:module';
   });
 });
 
+
+describe('the exports map', () => {
+  const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    exports: Record<string, unknown>;
+  };
+
+  it('names only the conditions Node and TypeScript resolve, each leading to a file in dist', () => {
+    const conditions = new Set(['import', 'require', 'types', 'default']);
+    const walk = (where: string, entry: unknown): void => {
+      if (typeof entry === 'string') {
+        expect(entry, where).to.match(/^\.\/(dist\/|package\.json$)/);
+        return;
+      }
+      expect(entry, where).to.be.an('object');
+      for (const [condition, target] of Object.entries(entry as Record<string, unknown>)) {
+        expect(conditions.has(condition), `${where}: unknown condition "${condition}"`).to.equal(true);
+        walk(`${where}.${condition}`, target);
+      }
+    };
+    for (const [subpath, entry] of Object.entries(manifest.exports)) walk(`exports["${subpath}"]`, entry);
+  });
+});

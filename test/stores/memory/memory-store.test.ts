@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import sinon from 'sinon';
 import type { WindowRule } from '../../../src/core/decision-model.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
+import { heapGrowth } from '../../support/heap.js';
 
 const rule: WindowRule = { intervalUs: 1_000_000, maxInInterval: 5, minDifferenceUs: 0, countBlocked: true };
 
@@ -81,22 +82,14 @@ describe('MemoryStore', () => {
   for (const forget of ['clear', 'undo'] as const) {
     it(`keeps memory flat over 300,000 cycles of limit and ${forget} on one id`, async function () {
       this.timeout(60_000);
-      const gc = (globalThis as { gc?: () => void }).gc;
-      if (gc === undefined) throw new Error('run the tests with --expose-gc (the .mocharc.json does)');
       const store = new MemoryStore();
       const tier = { key: 'one', rule: { ...rule, intervalUs: 60_000_000 }, store };
       let now = 1_000_000_000;
-      const cycle = async (i: number): Promise<void> => {
+      const grown = await heapGrowth(async (i) => {
         await store.attempt([tier], (now += 1), forget === 'undo' ? `a${i}` : undefined);
         if (forget === 'clear') await store.clear(['one']);
         else await store.undo(['one'], `a${i}`);
-      };
-      for (let i = 0; i < 10_000; i += 1) await cycle(i);
-      gc();
-      const before = process.memoryUsage().heapUsed;
-      for (let i = 0; i < 300_000; i += 1) await cycle(i);
-      gc();
-      const grown = process.memoryUsage().heapUsed - before;
+      }, { warmup: 10_000, cycles: 300_000 });
       expect(grown, `heap grew by ${Math.round(grown / 1e6)} MB`).to.be.below(8_000_000);
       expect(store.size).to.equal(1);
     });
