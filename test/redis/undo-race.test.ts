@@ -16,11 +16,10 @@
 // admitted action was admitted again or missing at its undo.
 
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import { startChild, type Child } from '../support/child-process.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { keyOf } from '../support/redis-keys.js';
-import { useRedis, type UsedRedis } from '../support/redis-server.js';
+import { useIORedisClient } from '../support/ioredis-client.js';
 import type { UndoRaceResult } from '../support/undo-race-worker.js';
 
 const PROCESSES = 4;
@@ -47,22 +46,11 @@ function busiestWindow(times: readonly number[], intervalUs: number): number {
 describe('undo and retries racing across processes on real Redis', function () {
   this.timeout(40_000);
   const namespaces = uniqueNamespaces('undo-race');
-  let redis: UsedRedis | undefined;
-  let client: Redis | undefined;
-
-  before(async () => {
-    redis = await useRedis();
-    client = new Redis(redis.url);
-  });
-
-  after(async () => {
-    await client?.quit();
-    await redis?.stop();
-  });
+  const connection = useIORedisClient();
 
   /** Starts the processes, lets them go together once all are connected, and collects their results. */
   async function race(namespace: string, batch: boolean): Promise<UndoRaceResult[]> {
-    const url = redis?.url ?? '';
+    const url = connection.url;
     const args = (worker: number): string[] => [url, namespace, ID, String(worker), batch ? 'batch' : 'single', String(CYCLES), String(INTERVAL_MS), String(MAX)];
     const children: Child[] = Array.from({ length: PROCESSES }, (_, worker) => startChild('undo-race-worker.ts', args(worker), WORKER_LIMIT_MS));
     try {
@@ -91,7 +79,7 @@ describe('undo and retries racing across processes on real Redis', function () {
         INTERVAL_MS * 1000,
       );
       const key = keyOf(namespace, ID);
-      const held = (await client?.zrange(key, 0, -1, 'WITHSCORES')) ?? [];
+      const held = await connection.client.zrange(key, 0, -1, 'WITHSCORES');
       const inKey = new Map<string, number>();
       for (let i = 0; i < held.length; i += 2) if (held[i]?.startsWith('+') === true) inKey.set((held[i] as string).slice(1), Number(held[i + 1]));
       console.log(
@@ -103,7 +91,7 @@ describe('undo and retries racing across processes on real Redis', function () {
       expect(admissions.filter(([actionId]) => actionId.endsWith('#again')), 'admitted twice').to.deep.equal([]);
       expect(sum('undoMissed'), 'undos of an admitted action that found nothing').to.equal(0);
       expect(new Map(admissions), 'the key holds exactly the admitted actions not undone, at their decision times').to.deep.equal(inKey);
-      await client?.del(key, `${key}:a`);
+      await connection.client.del(key, `${key}:a`);
     });
   }
 });
