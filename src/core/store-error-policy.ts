@@ -47,6 +47,24 @@ export function isStoreFailure(error: unknown): error is StoreError | TimeoutErr
   return error instanceof StoreError || error instanceof TimeoutError;
 }
 
+/** The errors of one decision that the store refused while it answered the others (a key of another type). */
+const refusedAlone = new WeakSet<StoreError>();
+
+/**
+ * Marks `error` as one decision's own failure, answered by a store that works
+ * (docs/semantics.md, "Failures"): the policy still stands in for it, but it
+ * does not count against the store's circuit breaker.
+ */
+export function refusedByStore(error: StoreError): StoreError {
+  refusedAlone.add(error);
+  return error;
+}
+
+/** True for a failure that says the store itself is failing: a timeout, or a store error that is not one decision's own. */
+export function isFailureOfStore(error: unknown): boolean {
+  return isStoreFailure(error) && !(error instanceof StoreError && refusedAlone.has(error));
+}
+
 /** True when `value` is a valid `onStoreError`. */
 export function isStoreErrorPolicy(value: unknown): value is StoreErrorPolicy {
   if (value === 'throw' || value === 'allow' || value === 'block') return true;

@@ -1,6 +1,6 @@
 import type { ConnectionProblem } from '../errors/timeout-error.js';
 import type { Store, StoreDecision, Tier } from '../core/store.js';
-import { isStoreFailure } from '../core/store-error-policy.js';
+import { isFailureOfStore } from '../core/store-error-policy.js';
 import { DomainBreakers, type CircuitStateChange, type NormalizedCircuitBreakerOptions } from './circuit-breaker.js';
 import { callStore } from './store-call.js';
 
@@ -80,8 +80,8 @@ export class GuardedStore implements Store {
         return value;
       },
       (error: unknown) => {
-        // Only a store failure says something about the store; anything else still ends a probe.
-        if (isStoreFailure(error)) breaker.failed(gate, error);
+        // Only a failure of the store says something about it; anything else (one decision's own) still ends a probe.
+        if (isFailureOfStore(error)) breaker.failed(gate, error);
         else breaker.succeeded(gate);
         throw error;
       },

@@ -5,6 +5,7 @@
 
 import { decideTiers, judge, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../../core/decision-model.js';
 import type { StoreDecision, Tier, TierOutcome } from '../../core/store.js';
+import { refusedByStore } from '../../core/store-error-policy.js';
 import { StoreError } from '../../errors/store-error.js';
 import type { RedisAdapter } from '../adapters/adapter.js';
 import { runScript } from '../scripts/run-script.js';
@@ -85,9 +86,9 @@ function outcomeOf({ tiers, dryRun }: ScriptDecision, values: readonly number[],
 function failedDecision(code: number, tiers: readonly Tier[]): StoreError {
   const keys = tiers.map((tier) => tier.key).join(', ');
   if (code === DECISION_FAILED.wrongType) {
-    return new StoreError(`Redis holds a value of another type under ${keys} (WRONGTYPE): this decision failed, and wrote nothing`);
+    return refusedByStore(new StoreError(`Redis holds a value of another type under ${keys} (WRONGTYPE): this decision failed, and wrote nothing`));
   }
-  return new StoreError(`The ${DECIDE_SCRIPT.name} script refused the arguments of a decision on ${keys} (code ${code}); please report this`);
+  return refusedByStore(new StoreError(`The ${DECIDE_SCRIPT.name} script refused the arguments of a decision on ${keys} (code ${code}); please report this`));
 }
 
 /** A dry run's sample of one tier, its values from `at`: |S|, max(S), the (k-1)-th and the k-th newest. */

@@ -52,6 +52,20 @@ describe('decision isolation in the decide script (real Redis)', () => {
     });
   }
 
+  for (const batch of [true, false]) {
+    it(`does not open the circuit over a burst of calls on a key of another type (${batch ? 'batch: true' : 'the script'})`, async () => {
+      // The store answers every other decision: one bad key's refusals say nothing about it.
+      const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 3, batch });
+      await client.set(keyOf(limiter, 'poisoned'), 'a plain string');
+      for (let i = 0; i < 10; i += 1) {
+        const error = await limiter.limit('poisoned').catch((e: unknown) => e);
+        expect((error as StoreError).code, `call ${i} on the poisoned id`).to.equal('ERR_RATE_LIMITER_STORE');
+      }
+      const others = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => limiter.limit(`user-${i}`)));
+      expect(others.filter((outcome) => outcome.status === 'rejected'), 'calls on other ids that failed').to.deep.equal([]);
+    });
+  }
+
   it('writes nothing for a stack decision that fails on one tier', async () => {
     const healthy = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 3 });
     const poisoned = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 3 });
