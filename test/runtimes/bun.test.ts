@@ -11,13 +11,24 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { join } from 'node:path';
 import { get, type Seen } from '../http/http-helpers.js';
-import { startChild, type Child } from '../support/child-process.js';
+import { startChild } from '../support/child-process.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { cleanEnv, REPO, run } from '../support/packed-package.js';
 import { keyOf } from '../support/redis-keys.js';
 import { useRedis, type UsedRedis } from '../support/redis-server.js';
 import { useRuntimeProject, type RuntimeProject } from '../support/runtime-binary.js';
-import { THREE_PER_FOUR_SECONDS } from '../http/hono/rolling-schedule.js';
+import {
+  admissionsUnder,
+  CHILD_LIMIT_MS,
+  LIMIT,
+  setClock,
+  startServer,
+  startServers,
+  stopServers,
+  THREE_PER_FOUR_SECONDS,
+  WINDOW_MS,
+  type ServerProcess,
+} from '../http/hono/server-processes.js';
 
 /** The runner's closing line (test/runtimes/bun/run-mocha.ts). */
 interface BunResult {
@@ -63,39 +74,18 @@ describe('under Bun', function () {
   describeHonoOnBun(project);
 });
 
-const WINDOW_MS = 4_000;
-const LIMIT = 3;
-/** Longest a server process may live. */
-const CHILD_LIMIT_MS = 90_000;
-const T0 = Date.UTC(2026, 0, 1) * 1000; // µs
-
-/** A server process (Bun: test/runtimes/bun/hono-server.ts; Node: test/http/hono/hono-servers.ts) and its first line. */
-interface ServerProcess {
-  readonly name: string;
-  readonly child: Child;
-  /** The Hono app's ports on 127.0.0.1 and ::1; under Bun, where the library and its `/hono` entry were loaded from. */
-  readonly ports: { readonly hono4: number; readonly hono6: number; readonly library?: string; readonly hono?: string };
+/**
+ * A server process's first line (Bun: test/runtimes/bun/hono-server.ts; Node: test/http/hono/hono-servers.ts): the
+ * Hono app's ports on 127.0.0.1 and ::1; under Bun, where the library and its `/hono` entry were loaded from.
+ */
+interface Ports {
+  readonly hono4: number;
+  readonly hono6: number;
+  readonly library?: string;
+  readonly hono?: string;
 }
 
-async function startServer(name: string, child: Child): Promise<ServerProcess> {
-  const line = await child.nextLine();
-  if (!line.startsWith('{')) {
-    child.closeInput();
-    throw new Error(`server ${name} did not start: ${line}\n${(await child.exited).stderr}`);
-  }
-  return { name, child, ports: JSON.parse(line) as ServerProcess['ports'] };
-}
-
-/** Sets every process's limiter clock to `atMs` after T0, and waits until each has. */
-async function setClock(servers: readonly ServerProcess[], atMs: number): Promise<void> {
-  await Promise.all(
-    servers.map(async ({ name, child }) => {
-      child.send(`now ${T0 + Math.round(atMs * 1000)}`);
-      const answer = await child.nextLine();
-      if (answer !== 'ok') throw new Error(`server ${name} answered ${JSON.stringify(answer)} to the clock`);
-    }),
-  );
-}
+type Server = ServerProcess<Ports>;
 
 /**
  * rolling-window-limiter/hono on Bun.serve, keyed by `getConnInfo` of
@@ -109,7 +99,7 @@ function describeHonoOnBun(project: () => RuntimeProject): void {
     const namespaces = uniqueNamespaces('bun-hono');
     let redis: UsedRedis | undefined;
     let reader: Redis | undefined;
-    let servers: ServerProcess[] = [];
+    const servers: Server[] = [];
     let namespace = '';
 
     before(async function () {
@@ -120,31 +110,24 @@ function describeHonoOnBun(project: () => RuntimeProject): void {
       const { binary, directory } = project();
       const args = [redis.url, namespace, String(WINDOW_MS), String(LIMIT)];
       const onBun = { command: [binary.path, '--preload', './test/runtimes/bun/built-package.ts'], env: cleanEnv({ RWL_CONSUMER_DIR: directory }) } as const;
-      const started = await Promise.allSettled([
-        startServer('A', startChild('../runtimes/bun/hono-server.ts', args, CHILD_LIMIT_MS, onBun)),
-        startServer('B', startChild('../runtimes/bun/hono-server.ts', args, CHILD_LIMIT_MS, onBun)),
-        startServer('Node', startChild('../http/hono/hono-servers.ts', [redis.url, `${namespace}-node`, String(WINDOW_MS), String(LIMIT)], CHILD_LIMIT_MS)),
-      ]);
-      servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-      const failed = started.find((result) => result.status === 'rejected');
-      if (failed !== undefined) throw failed.reason;
+      await startServers(
+        [
+          startServer<Ports>('A', startChild('../runtimes/bun/hono-server.ts', args, CHILD_LIMIT_MS, onBun)),
+          startServer<Ports>('B', startChild('../runtimes/bun/hono-server.ts', args, CHILD_LIMIT_MS, onBun)),
+          startServer<Ports>('Node', startChild('../http/hono/hono-servers.ts', [redis.url, `${namespace}-node`, String(WINDOW_MS), String(LIMIT)], CHILD_LIMIT_MS)),
+        ],
+        servers,
+      );
     });
 
     after(async () => {
-      for (const { child } of servers) child.closeInput();
-      const runs = await Promise.all(servers.map(({ child }) => child.exited));
-      for (const run of runs) expect(run.killed, run.stderr).to.equal(false);
+      await stopServers(servers);
       await reader?.quit();
       await redis?.stop();
     });
 
-    /** The admission times (ms after T0) the store holds for `id`, read from Redis. */
-    async function admissions(id: string): Promise<number[]> {
-      if (reader === undefined) throw new Error('no Redis');
-      const flat = await reader.zrange(keyOf(namespace, id), 0, -1, 'WITHSCORES');
-      return flat.filter((_, i) => i % 2 === 1).map((score) => (Number(score) - T0) / 1000);
-    }
-    const named = (name: string): ServerProcess => {
+    const admissions = (id: string): Promise<number[]> => admissionsUnder(reader, keyOf(namespace, id));
+    const named = (name: string): Server => {
       const server = servers.find((candidate) => candidate.name === name);
       if (server === undefined) throw new Error(`no server ${name}`);
       return server;

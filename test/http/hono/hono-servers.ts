@@ -12,7 +12,6 @@
 // Prints `{"hono4":port,"hono6":port,"express":port}` once it serves; closes
 // everything and exits when stdin ends.
 
-import { createInterface } from 'node:readline';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
@@ -22,6 +21,7 @@ import { Redis } from 'ioredis';
 import { RollingRateLimiter } from '../../../src/index.js';
 import { rateLimit as expressRateLimit } from '../../../src/http/express/express-middleware.js';
 import { rateLimit } from '../../../src/http/hono/hono-middleware.js';
+import { followClockCommands } from '../../support/clock-commands.js';
 
 const [redisUrl = '', namespace = 'hono', windowText, limitText] = process.argv.slice(2);
 let now = 0;
@@ -64,18 +64,15 @@ const servers: ServerType[] = [
 const [hono4, hono6, expressPort] = await Promise.all(servers.map(listen));
 console.log(JSON.stringify({ hono4, hono6, express: expressPort }));
 
-const input = createInterface({ input: process.stdin });
-input.on('line', (line) => {
-  const [command, value] = line.split(' ');
-  if (command === 'now') {
-    now = Number(value);
-    console.log('ok');
-  }
-});
-input.on('close', () => {
-  for (const server of servers) {
-    if ('closeAllConnections' in server) server.closeAllConnections();
-    server.close();
-  }
-  void client.quit().finally(() => process.exit(0));
-});
+followClockCommands(
+  (microseconds) => {
+    now = microseconds;
+  },
+  () => {
+    for (const server of servers) {
+      if ('closeAllConnections' in server) server.closeAllConnections();
+      server.close();
+    }
+    void client.quit().finally(() => process.exit(0));
+  },
+);

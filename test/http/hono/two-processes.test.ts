@@ -9,17 +9,22 @@
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { uniqueNamespaces } from '../../support/namespaces.js';
-import { startChild, type Child } from '../../support/child-process.js';
+import { startChild } from '../../support/child-process.js';
 import { keyOf } from '../../support/redis-keys.js';
 import { useRedis, type UsedRedis } from '../../support/redis-server.js';
 import { get, type Seen } from '../http-helpers.js';
-import { THREE_PER_FOUR_SECONDS } from './rolling-schedule.js';
-
-const WINDOW_MS = 4_000;
-const LIMIT = 3;
-/** Longest a server process may live. */
-const CHILD_LIMIT_MS = 90_000;
-const T0 = Date.UTC(2026, 0, 1) * 1000; // µs
+import {
+  admissionsUnder,
+  CHILD_LIMIT_MS,
+  LIMIT,
+  setClock,
+  startServer,
+  startServers,
+  stopServers,
+  THREE_PER_FOUR_SECONDS,
+  WINDOW_MS,
+  type ServerProcess,
+} from './server-processes.js';
 
 const namespaces = uniqueNamespaces('hono');
 
@@ -29,34 +34,10 @@ interface Ports {
   readonly express: number;
 }
 
-/** One server process and how to reach it. */
-interface ServerProcess {
-  readonly name: string;
-  readonly child: Child;
-  readonly ports: Ports;
-}
+type Server = ServerProcess<Ports>;
 
-async function startServer(name: string, redisUrl: string, namespace: string): Promise<ServerProcess> {
-  const child = startChild('../http/hono/hono-servers.ts', [redisUrl, namespace, String(WINDOW_MS), String(LIMIT)], CHILD_LIMIT_MS);
-  const line = await child.nextLine();
-  if (!line.startsWith('{')) {
-    child.closeInput();
-    const run = await child.exited;
-    throw new Error(`server ${name} did not start: ${line}\n${run.stderr}`);
-  }
-  return { name, child, ports: JSON.parse(line) as Ports };
-}
-
-/** Sets every process's limiter clock to `atMs` after T0, and waits until each has. */
-async function setClock(servers: readonly ServerProcess[], atMs: number): Promise<void> {
-  await Promise.all(
-    servers.map(async ({ name, child }) => {
-      child.send(`now ${T0 + Math.round(atMs * 1000)}`);
-      const answer = await child.nextLine();
-      if (answer !== 'ok') throw new Error(`server ${name} answered ${JSON.stringify(answer)} to the clock`);
-    }),
-  );
-}
+const startNodeServer = (name: string, redisUrl: string, namespace: string): Promise<Server> =>
+  startServer<Ports>(name, startChild('../http/hono/hono-servers.ts', [redisUrl, namespace, String(WINDOW_MS), String(LIMIT)], CHILD_LIMIT_MS));
 
 /** What is compared between the frameworks: a 200's content type is the route's own, a 429's the middleware's. */
 const answer = (seen: Seen): Partial<Seen> => (seen.status === 200 ? { ...seen, contentType: null } : seen);
@@ -65,33 +46,24 @@ describe('rolling-window-limiter/hono on @hono/node-server, two processes on one
   this.timeout(60_000);
   let redis: UsedRedis | undefined;
   let reader: Redis | undefined;
-  let servers: ServerProcess[] = [];
+  const servers: Server[] = [];
   let namespace = '';
 
   before(async () => {
     redis = await useRedis();
     reader = new Redis(redis.url, { maxRetriesPerRequest: 1 });
     namespace = namespaces.next('site');
-    const started = await Promise.allSettled([startServer('A', redis.url, namespace), startServer('B', redis.url, namespace)]);
-    servers = started.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-    const failed = started.find((result) => result.status === 'rejected');
-    if (failed !== undefined) throw failed.reason;
+    await startServers([startNodeServer('A', redis.url, namespace), startNodeServer('B', redis.url, namespace)], servers);
   });
 
   after(async () => {
-    for (const { child } of servers) child.closeInput();
-    const runs = await Promise.all(servers.map(({ child }) => child.exited));
-    for (const run of runs) expect(run.killed, run.stderr).to.equal(false);
+    await stopServers(servers);
     await reader?.quit();
     await redis?.stop();
   });
 
   /** The admission times (ms after T0) the store holds for a limiter's id, read from Redis. */
-  async function admissions(suffix: string, id: string): Promise<number[]> {
-    if (reader === undefined) throw new Error('no Redis');
-    const flat = await reader.zrange(keyOf(`${namespace}:${suffix}`, id), 0, -1, 'WITHSCORES');
-    return flat.filter((_, i) => i % 2 === 1).map((score) => (Number(score) - T0) / 1000);
-  }
+  const admissions = (suffix: string, id: string): Promise<number[]> => admissionsUnder(reader, keyOf(`${namespace}:${suffix}`, id));
 
   it('admits an exact rolling window across both processes, answering as the Express middleware does', async () => {
     const [a, b] = servers;

@@ -13,10 +13,10 @@
 import { Hono } from 'hono';
 import { getConnInfo } from 'hono/bun';
 import { Redis } from 'ioredis';
-import { createInterface } from 'node:readline';
 import { RollingRateLimiter } from '../../../src/index.js';
 import { rateLimit } from '../../../src/http/hono/hono-middleware.js';
 import { HONO_ENTRY, LIBRARY_ENTRY } from './built-package.js';
+import { followClockCommands } from '../../support/clock-commands.js';
 
 interface BunServer {
   readonly port: number;
@@ -42,16 +42,13 @@ app.get('/', (c) => c.text('ok'));
 const servers = ['127.0.0.1', '::1'].map((hostname) => bun.serve({ hostname, port: 0, fetch: app.fetch }));
 console.log(JSON.stringify({ hono4: servers[0]?.port, hono6: servers[1]?.port, library: LIBRARY_ENTRY, hono: HONO_ENTRY }));
 
-const input = createInterface({ input: process.stdin });
-input.on('line', (line) => {
-  const [command, value] = line.split(' ');
-  if (command === 'now') {
-    now = Number(value);
-    console.log('ok');
-  }
-});
-input.on('close', () => {
-  void Promise.all(servers.map((server) => server.stop(true)))
-    .then(() => client.quit())
-    .finally(() => process.exit(0));
-});
+followClockCommands(
+  (microseconds) => {
+    now = microseconds;
+  },
+  () => {
+    void Promise.all(servers.map((server) => server.stop(true)))
+      .then(() => client.quit())
+      .finally(() => process.exit(0));
+  },
+);
