@@ -103,10 +103,10 @@ export class DecisionBatcher {
     const waiting = slot.waiting;
     if (waiting.length === 0) return;
     slot.waiting = [];
+    const sizes = waiting.map(({ decision }) => callSizeOf(decision));
     let totalArguments = 0;
     let largest = 0;
-    for (const { decision } of waiting) {
-      const size = callSizeOf(decision);
+    for (const size of sizes) {
       totalArguments += size;
       if (size <= MAX_BATCH_ARGUMENTS) largest = Math.max(largest, size);
     }
@@ -120,8 +120,9 @@ export class DecisionBatcher {
     let left = waiting.length;
     let batch: Waiting[] = [];
     let batchArguments = 0;
-    for (const next of waiting) {
-      const nextArguments = callSizeOf(next.decision);
+    for (let i = 0; i < waiting.length; i += 1) {
+      const next = waiting[i] as Waiting;
+      const nextArguments = sizes[i] as number;
       if (batch.length > 0 && (batch.length >= Math.ceil(left / batchesLeft) || batchArguments + nextArguments > MAX_BATCH_ARGUMENTS)) {
         this.#send(slotNumber, slot, batch);
         left -= batch.length;
