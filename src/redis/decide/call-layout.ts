@@ -1,8 +1,11 @@
 // A script call's layout as data: the fields of its KEYS and ARGV, in order,
 // each with how TypeScript encodes it and how the Lua reads it, and the named
-// values of its reply. The encoder, the Lua names of the offsets, the Lua that
-// writes the reply, and the decoder are all derived from the same lists, so
-// an offset is written once: by a field's place in its list.
+// values of its reply, each with when it is there. The encoder, the Lua names
+// of the offsets, the Lua that writes the reply, and the decoder are all
+// derived from the same lists, so an offset is written once: by a field's
+// place in its list.
+
+import type { Presence, ReplyValue } from './decide-reply.js';
 
 /** How the script reads an argument: a number (the decision is refused when it is not one), a flag ('1' is true), or the text as sent. */
 export type Reading = 'number' | 'flag' | 'text';
@@ -13,7 +16,7 @@ export type Field<Source> =
   | { readonly name: string; readonly reading: 'flag'; readonly encode: (source: Source) => boolean }
   | { readonly name: string; readonly reading: 'text'; readonly encode: (source: Source) => string | number };
 
-/** A field the Lua reads with `tonumber`: the script refuses the call's decision when it is not a number. */
+/** A field the Lua reads as a number (`+ 0`): the codec sends only numbers, and a call with another value fails as a whole. */
 export function numberField<Source>(name: string, encode: (source: Source) => number): Field<Source> {
   return { name, reading: 'number', encode };
 }
@@ -67,23 +70,71 @@ export function luaOffsets(part: string, fields: readonly { readonly name: strin
 }
 
 /**
- * The Lua statements that append the local variables named by `names`, in
- * order, to the script's `reply` after its last value `r`, then -1 until
- * `width` values are written, each line indented by `indent`: written in
- * place rather than as a function, which the script would build anew on
- * every call.
+ * The Lua expressions, comma-separated, that read one part of a call from
+ * ARGV, its fields starting after `at` (a Lua expression), each as its
+ * reading says: a number (`+ 0`), a flag (`== '1'`) or the text, in the
+ * order of the list: `{ ${luaReadFields(...)} }` builds an array that the
+ * part's offsets index (`rule[rule_max]`), with no string keys to hash.
  */
-export function luaAppend(names: readonly string[], width: number = names.length, indent = ''): string {
-  const slots = Array.from({ length: width }, (_, i) => `reply[r + ${i + 1}]`);
-  const values = Array.from({ length: width }, (_, i) => names[i] ?? '-1');
-  return `${indent}${slots.join(', ')} = ${values.join(', ')}\n${indent}r = r + ${width}`;
+export function luaReadFields(part: string, fields: readonly Field<never>[], at: string): string {
+  const read = (field: Field<never>): string => {
+    const argument = `ARGV[${at} + ${part}_${field.name}]`;
+    if (field.reading === 'number') return `${argument} + 0`;
+    return field.reading === 'flag' ? `${argument} == '1'` : argument;
+  };
+  return fields.map(read).join(', ');
 }
 
-/** The values of a reply named by `names`, read from `values` at `at`. */
-export function decodeFields<Name extends string>(names: readonly Name[], values: readonly number[], at: number): Record<Name, number> {
+/** The Lua places, comma-separated, of one part's fields in `table` after `at`: `rules[o + rule_interval], ...`, to assign {@link luaReadFields} to. */
+export function luaFieldSlots(part: string, fields: readonly { readonly name: string }[], table: string, at: string): string {
+  return fields.map((field) => `${table}[${at} + ${part}_${field.name}]`).join(', ');
+}
+
+/**
+ * The Lua statements that append the values of one part of the reply, in
+ * order, to the script's `reply` after its last value `r`, each from the
+ * local variable of its name, and each that is not always there only where
+ * the Lua boolean named after its presence is true (`readsNewest`); each line
+ * indented by `indent`. Written in place rather than as a function, which the
+ * script would build anew on every call.
+ */
+export function luaAppend(part: readonly ReplyValue[], indent = ''): string {
+  const lines: string[] = [];
+  for (let i = 0; i < part.length; ) {
+    const { name, when } = part[i] as ReplyValue;
+    if (when !== 'always') {
+      lines.push(`if ${when} then`, `  reply[r + 1] = ${name}`, '  r = r + 1', 'end');
+      i += 1;
+      continue;
+    }
+    let end = i;
+    while (end < part.length && (part[end] as ReplyValue).when === 'always') end += 1;
+    const names = part.slice(i, end).map((v) => v.name);
+    lines.push(`${names.map((_, j) => `reply[r + ${j + 1}]`).join(', ')} = ${names.join(', ')}`, `r = r + ${names.length}`);
+    i = end;
+  }
+  return lines.map((line) => indent + line).join('\n');
+}
+
+/** A reply being read: its values, and where the next one is. */
+export interface ReplyCursor {
+  readonly values: readonly number[];
+  at: number;
+}
+
+/**
+ * Reads one part of a reply at the cursor, and moves it past: each value of
+ * `part` in order, where `present` says it is there (given the values read
+ * before it), else -1.
+ */
+export function decodeValues<Name extends string>(
+  part: readonly ReplyValue<Name>[],
+  cursor: ReplyCursor,
+  present: (when: Presence, decoded: Readonly<Record<Name, number>>) => boolean,
+): Record<Name, number> {
   const decoded = {} as Record<Name, number>;
-  names.forEach((name, i) => {
-    decoded[name] = values[at + i] as number;
-  });
+  for (const { name, when } of part) {
+    decoded[name] = when === 'always' || present(when, decoded) ? (cursor.values[cursor.at++] as number) : -1;
+  }
   return decoded;
 }

@@ -4,21 +4,21 @@
 
 import { StoreError } from '../../errors/store-error.js';
 import { readInteger } from '../replies.js';
-import { decodeFields, encodeFields, encodeKeys } from './call-layout.js';
+import { decodeValues, encodeFields, encodeKeys, type ReplyCursor } from './call-layout.js';
 import type { WindowRule } from '../../core/decision-model.js';
 import { DECIDE_SCRIPT, DECISION_HEADER, RULE, TIER_ARGUMENTS, TIER_KEYS, type ScriptDecision } from './decide-script.js';
-import { DRY_RUN_TIER, RECORDED_TIER, REPLY_HEADER, REPLY_VALUES_PER_TIER } from './decide-reply.js';
+import { DRY_RUN_TIER, type NamesOf, readsNewest, RECORDED_TIER, REPLY_HEADER, type ReplyValue } from './decide-reply.js';
 
-type Named<Names extends readonly string[]> = { readonly [Name in Names[number]]: number };
+type Named<Part extends readonly ReplyValue[]> = { readonly [Name in NamesOf<Part>]: number };
 
-/** A decision's first values in the reply, by name. */
+/** A decision's first values in the reply, by name; `now` is -1 where the caller gave the time. */
 export type ReplyHeader = Named<typeof REPLY_HEADER>;
-/** A recorded attempt's values of one tier, by name. */
+/** A recorded attempt's values of one tier, by name; -1 for a value left out or that does not exist. */
 export type RecordedTierReply = Named<typeof RECORDED_TIER>;
-/** A dry run's values of one tier, by name. */
+/** A dry run's values of one tier, by name; -1 for a value left out or that does not exist. */
 export type DryRunTierReply = Named<typeof DRY_RUN_TIER>;
 
-/** One decision's part of the reply, by name. */
+/** One decision's part of the reply, by name; a decision that failed alone has only its header. */
 export type DecisionReply =
   | { readonly dryRun: false; readonly header: ReplyHeader; readonly tiers: readonly RecordedTierReply[] }
   | { readonly dryRun: true; readonly header: ReplyHeader; readonly tiers: readonly DryRunTierReply[] };
@@ -30,11 +30,6 @@ export type DecisionReply =
  */
 export function callSizeOf(decision: ScriptDecision): number {
   return DECISION_HEADER.length + (TIER_KEYS.length + TIER_ARGUMENTS.length + RULE.length) * decision.tiers.length;
-}
-
-/** How many values one decision adds to the reply. */
-function replySizeOf(decision: ScriptDecision): number {
-  return REPLY_HEADER.length + REPLY_VALUES_PER_TIER * decision.tiers.length;
 }
 
 /** The keys and arguments of one call of the decide script over `decisions`, in its layout. */
@@ -57,47 +52,61 @@ export function encodeCall(decisions: readonly ScriptDecision[]): { keys: string
   return { keys, args };
 }
 
-/** Where each named value sits in its part of the reply: the names' places in the layout lists. */
-function placesOf<Name extends string>(names: readonly Name[]): Named<readonly Name[]> {
-  return Object.fromEntries(names.map((name, i) => [name, i])) as Named<readonly Name[]>;
+/** A decision's header at the cursor: its verdict, and the time Redis's clock gave it (-1 where the caller gave it). */
+export function readHeader(decision: ScriptDecision, cursor: ReplyCursor): ReplyHeader {
+  return decodeValues(REPLY_HEADER, cursor, (when) => when === 'redisClock' && decision.now === undefined);
 }
 
-/** Offsets of the reply's values from the start of a decision's part ({@link REPLY_HEADER}) and of a tier's part. */
-export const AT = { header: placesOf(REPLY_HEADER), recorded: placesOf(RECORDED_TIER), dryRun: placesOf(DRY_RUN_TIER) } as const;
+/** A recorded attempt's values of one tier, under `rule`, at the cursor. */
+export function readRecordedTier(rule: WindowRule, cursor: ReplyCursor): RecordedTierReply {
+  return decodeValues(RECORDED_TIER, cursor, (when, read) => (when === 'readsNewest' ? readsNewest(rule) : when === 'fullAfter' && read.countAfter >= rule.maxInInterval));
+}
+
+/** A dry run's values of one tier, under `rule`, at the cursor. */
+export function readDryRunTier(rule: WindowRule, cursor: ReplyCursor): DryRunTierReply {
+  const max = rule.maxInInterval;
+  return decodeValues(DRY_RUN_TIER, cursor, (when, read) => {
+    if (when === 'readsNewest') return readsNewest(rule);
+    if (when === 'nearlyFull') return max > 1 && read.count >= max - 1;
+    return when === 'full' && read.count >= max;
+  });
+}
 
 /**
- * Reads the reply to a call of `decisions`: checks it is `length` integers, then hands each decision, the values
- * and where its part starts (its tiers' parts start at `at + REPLY_HEADER.length`, {@link REPLY_VALUES_PER_TIER}
- * apart) to `read`; throws a StoreError on a reply of another shape.
+ * Reads the reply to a call of `decisions`: checks its values are integers, hands each decision and a cursor at
+ * its part to `read`, which reads the part (its header, then, unless it failed, its tiers), and checks that the
+ * parts add up to the whole reply; throws a StoreError on a reply of another shape.
  */
-export function readReply<T>(decisions: readonly ScriptDecision[], reply: unknown, read: (decision: ScriptDecision, values: readonly number[], at: number) => T): T[] {
-  const values = integersOf(reply, decisions.reduce((sum, decision) => sum + replySizeOf(decision), 0));
+export function readReply<T>(decisions: readonly ScriptDecision[], reply: unknown, read: (decision: ScriptDecision, cursor: ReplyCursor) => T): T[] {
+  const cursor: ReplyCursor = { values: integersOf(reply), at: 0 };
   const answers: T[] = [];
-  let at = 0;
   for (const decision of decisions) {
-    answers.push(read(decision, values, at));
-    at += replySizeOf(decision);
+    if (cursor.at >= cursor.values.length) throw unexpectedReply(reply);
+    answers.push(read(decision, cursor));
   }
+  if (cursor.at !== cursor.values.length) throw unexpectedReply(reply);
   return answers;
 }
 
 /** The reply to a call of `decisions`, each decision's part by name; throws a StoreError on a reply of another shape. */
 export function decodeReply(decisions: readonly ScriptDecision[], reply: unknown): DecisionReply[] {
-  return readReply(decisions, reply, (decision, values, at): DecisionReply => {
-    const header = decodeFields(REPLY_HEADER, values, at);
-    const tierAt = (i: number): number => at + REPLY_HEADER.length + REPLY_VALUES_PER_TIER * i;
+  return readReply(decisions, reply, (decision, cursor): DecisionReply => {
+    const header = readHeader(decision, cursor);
+    const rules = header.verdict < 0 ? [] : decision.tiers.map((tier) => tier.rule);
     return decision.dryRun
-      ? { dryRun: true, header, tiers: decision.tiers.map((_, i) => decodeFields(DRY_RUN_TIER, values, tierAt(i))) }
-      : { dryRun: false, header, tiers: decision.tiers.map((_, i) => decodeFields(RECORDED_TIER, values, tierAt(i))) };
+      ? { dryRun: true, header, tiers: rules.map((rule) => readDryRunTier(rule, cursor)) }
+      : { dryRun: false, header, tiers: rules.map((rule) => readRecordedTier(rule, cursor)) };
   });
 }
 
-/** The decide script's reply: `length` integers. */
-function integersOf(reply: unknown, length: number): number[] {
-  if (!Array.isArray(reply) || reply.length !== length) {
-    throw new StoreError(`Unexpected reply to the ${DECIDE_SCRIPT.name} script from Redis: ${JSON.stringify(reply)?.slice(0, 120)}`);
-  }
+function unexpectedReply(reply: unknown): StoreError {
+  return new StoreError(`Unexpected reply to the ${DECIDE_SCRIPT.name} script from Redis: ${JSON.stringify(reply)?.slice(0, 120)}`);
+}
+
+/** The decide script's reply: integers. */
+function integersOf(reply: unknown): number[] {
+  if (!Array.isArray(reply)) throw unexpectedReply(reply);
   // The client's reply array is ours: its values are read in place, not copied.
-  for (let i = 0; i < length; i += 1) reply[i] = readInteger(reply[i], `the ${DECIDE_SCRIPT.name} script`);
+  for (let i = 0; i < reply.length; i += 1) reply[i] = readInteger(reply[i], `the ${DECIDE_SCRIPT.name} script`);
   return reply as number[];
 }

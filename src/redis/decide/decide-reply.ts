@@ -1,29 +1,72 @@
-// The decide script's reply: per decision a header, then a few values per
-// tier, by name. The Lua (decide-script.ts) appends each part from local
-// variables of these names, and the codec (decide-codec.ts) reads them back by
-// the same lists.
+// The decide script's reply: per decision its verdict, then a few values per
+// tier, by name, each answered only where the caller reads it. The Lua
+// (decide-script.ts) appends each part from local variables of these names,
+// and the codec (decide-codec.ts) reads them back by the same lists.
 
-/** What the decide script answers in a decision's `allowed` slot when that decision alone failed. */
-export const DECISION_FAILED = {
+import type { WindowRule } from '../../core/decision-model.js';
+
+/** A decision's first value in the reply: how it was decided, or (negative) why it alone failed and wrote nothing. */
+export const VERDICT = {
+  blocked: 0,
+  allowed: 1,
+  /** Allowed because its action id was admitted before (and is still in the window): nothing recorded. */
+  alreadyAdmitted: 2,
   /** A key of the decision holds a value that is not a sorted set (Redis WRONGTYPE). */
   wrongType: -1,
-  /** An argument of the decision is not what the script expects. */
-  badArgument: -2,
 } as const;
 
-/** A decision's first values in the reply: the time decided at, allowed (1 or 0, or a negative {@link DECISION_FAILED} code when that decision alone failed and wrote nothing), and already admitted (1 or 0). */
-export const REPLY_HEADER = ['now', 'allowed', 'alreadyAdmitted'] as const;
+/**
+ * When a value is in the reply. Each is a Lua boolean of the same name where the script appends the value, and a
+ * test of the rule, the decision and the values read before it where the codec reads the reply back. A value left
+ * out reads as -1, as one that does not exist does.
+ */
+export type Presence =
+  /** Always. */
+  | 'always'
+  /** The decision read Redis TIME (its header's now was ''): the caller knows any other time. */
+  | 'redisClock'
+  /** The tier has a gap rule or a max of 1: the only tiers whose decision or info uses max(S) and max(S'). */
+  | 'readsNewest'
+  /** A recorded attempt left the tier holding maxInInterval records or more: the info then needs the max-th newest. */
+  | 'fullAfter'
+  /** A dry run found maxInInterval - 1 records or more, with a max above 1: the (k-1)-th newest exists. */
+  | 'nearlyFull'
+  /** A dry run found maxInInterval records or more: the k-th newest exists. */
+  | 'full';
+
+/** A value of the reply: its name, and when it is there. */
+export interface ReplyValue<Name extends string = string> {
+  readonly name: Name;
+  readonly when: Presence;
+}
+
+function value<Name extends string>(name: Name, when: Presence = 'always'): ReplyValue<Name> {
+  return { name, when };
+}
+
+/** A decision's first values in the reply: its {@link VERDICT}, and the time it was decided at where Redis's clock gave it. */
+export const REPLY_HEADER = [value('verdict'), value('now', 'redisClock')] as const;
 
 /**
  * A recorded attempt's values per tier: |S| and max(S) of the recorded set S after dropping what left the window
  * (what the decision is made on), then |S'|, max(S') and the k-th newest of S' (k = maxInInterval) as stored
- * afterwards; -1 for a value that does not exist. max(S) and max(S') are read only where the tier has a gap rule
- * or a max of 1 (the only tiers whose decision or info uses them), and are -1 elsewhere.
+ * afterwards.
  */
-export const RECORDED_TIER = ['count', 'newest', 'countAfter', 'newestAfter', 'maxthAfter'] as const;
+export const RECORDED_TIER = [
+  value('count'),
+  value('newest', 'readsNewest'),
+  value('countAfter'),
+  value('newestAfter', 'readsNewest'),
+  value('maxthAfter', 'fullAfter'),
+] as const;
 
-/** A dry run's values per tier: |S|, max(S) (read as for a recorded attempt), the (k-1)-th and the k-th newest of S; -1 for a value that does not exist or is not read, and for the slots a recorded attempt uses and this does not. */
-export const DRY_RUN_TIER = ['count', 'newest', 'kMinus1thNewest', 'kthNewest'] as const;
+/** A dry run's values per tier: |S|, max(S) (read as for a recorded attempt), the (k-1)-th and the k-th newest of S. */
+export const DRY_RUN_TIER = [value('count'), value('newest', 'readsNewest'), value('kMinus1thNewest', 'nearlyFull'), value('kthNewest', 'full')] as const;
 
-/** How many values each tier adds to the reply, in either mode. */
-export const REPLY_VALUES_PER_TIER = Math.max(RECORDED_TIER.length, DRY_RUN_TIER.length);
+/** The names of a part of the reply. */
+export type NamesOf<Part extends readonly ReplyValue[]> = Part[number]['name'];
+
+/** Whether the tier's values max(S) and max(S') are in the reply (Presence `readsNewest`). */
+export function readsNewest(rule: WindowRule): boolean {
+  return rule.minDifferenceUs > 0 || rule.maxInInterval === 1;
+}

@@ -3,8 +3,8 @@ import { microsecondsToWholeMillisecondsUp } from '../../core/clock.js';
 import { actionRecordsKey, nextMember } from '../../core/identity.js';
 import type { Tier } from '../../core/store.js';
 import { defineScript } from '../scripts/redis-script.js';
-import { type Field, flagField, type KeyField, keyField, luaAppend, luaOffsets, numberField, textField } from './call-layout.js';
-import { DECISION_FAILED, DRY_RUN_TIER, RECORDED_TIER, REPLY_HEADER, REPLY_VALUES_PER_TIER } from './decide-reply.js';
+import { type Field, flagField, type KeyField, keyField, luaAppend, luaFieldSlots, luaOffsets, luaReadFields, numberField, textField } from './call-layout.js';
+import { DRY_RUN_TIER, RECORDED_TIER, REPLY_HEADER, VERDICT } from './decide-reply.js';
 import { FLOOD_BOUND_LUA } from './flood-bound-lua.js';
 
 /** One decision for the decide script: an attempt (recorded) or a dry run, across the tiers of one id. */
@@ -86,9 +86,8 @@ export const RULE: readonly Field<WindowRule>[] = [
  */
 export const DECIDE_SCRIPT = defineScript(
   'decide',
-  `if redis.replicate_commands then redis.replicate_commands() end
-local WRONG_TYPE, BAD_ARGUMENT = ${DECISION_FAILED.wrongType}, ${DECISION_FAILED.badArgument}
-local call, tryCall = redis.call, redis.pcall
+  `local BLOCKED, ALLOWED, ALREADY_ADMITTED, WRONG_TYPE = ${VERDICT.blocked}, ${VERDICT.allowed}, ${VERDICT.alreadyAdmitted}, ${VERDICT.wrongType}
+local ARGV, KEYS, type, call, tryCall = ARGV, KEYS, type, redis.call, redis.pcall
 local reply, r = {}, 0
 
 ${luaOffsets('header', DECISION_HEADER)}
@@ -97,80 +96,78 @@ ${luaOffsets('tier', TIER_ARGUMENTS)}
 ${luaOffsets('rule', RULE)}
 
 ${FLOOD_BOUND_LUA}
--- The call's rules, read once: a rule that is not numbers, or has a max below 1, stays nil, and refuses the
--- decisions that name it.
-local ruleCount = tonumber(ARGV[1])
-if ruleCount == nil then return redis.error_reply('decide: bad rule count') end
+-- The call's rules, read once into one array, each rule's fields in the order of RULE: a rule at offset o has its
+-- max at rules[o + rule_max]. The codec sends numbers where numbers are read: a call with anything else fails as a
+-- whole, with a Lua error.
+local ruleCount = ARGV[1] + 0
 local rulesAt = #ARGV - rule_width * ruleCount
-local rules = {}
-for i = 1, ruleCount do
-  local a = rulesAt + rule_width * (i - 1)
-  local interval, max, gap = tonumber(ARGV[a + rule_interval]), tonumber(ARGV[a + rule_max]), tonumber(ARGV[a + rule_gap])
-  if interval and max and gap and max >= 1 then
-    rules[i] = {
-      interval = interval, max = max, gap = gap, countBlocked = ARGV[a + rule_countBlocked] == '1',
-      ttl = ARGV[a + rule_ttl], actionTtl = ARGV[a + rule_actionTtl],
-    }
-  end
+local rules = { ${luaReadFields('rule', RULE, 'rulesAt')} }
+for o = rule_width, rule_width * (ruleCount - 1), rule_width do
+  ${luaFieldSlots('rule', RULE, 'rules', 'o')} = ${luaReadFields('rule', RULE, 'rulesAt + o')}
 end
 
--- The decisions, in order. The decision at hand's tiers: their rules, |S| before and after the drop, and max(S)
--- where it is read (overwritten by the next decision). Written out in one loop, with no function made per call.
-local ruleOf, held, counts, newests = {}, {}, {}, {}
--- The TTL each written key takes at the end of the call, and the keys in the order first written.
-local ttlOfKey, written = {}, {}
-local function expireWritten()
-  for i = 1, #written do call('PEXPIRE', written[i], ttlOfKey[written[i]]) end
-end
+-- Redis TIME in microseconds, as a number and as text, read once per call by the first decision that asks for it
+-- ('' as its now).
+local redisNow, redisNowText
+-- The decisions, in order, in one loop with no table or function made per decision. What the script holds of the
+-- decision at hand's tier i, at state[s + ...] for s = state_width * (i - 1): its rule's offset in rules, |S|
+-- before the drop and after, and max(S) where it is read; and the last keys of this tier the call wrote, so that a
+-- hot id's batch gives each key its TTL once.
+local state_rule, state_held, state_count, state_newest, state_lastKey, state_lastActions, state_width = 1, 2, 3, 4, 5, 6, 6
+local state = {0, 0, 0, 0, false, false}
+-- The keys written and the TTL each takes at the end of the call, in pairs, in the order written.
+local expiring, e = {false, 0}, 0
 local k0, a0 = 0, 1
 while a0 < rulesAt do
-  local n = tonumber(ARGV[a0 + header_tierCount])
-  if n == nil or n < 1 or a0 + header_width + tier_width * n > rulesAt then
-    expireWritten()
-    return redis.error_reply('decide: bad tier count in the header at argument ' .. (a0 + 1))
+  local n = ARGV[a0 + header_tierCount] + 0
+  local nowText, now = ARGV[a0 + header_now], nil
+  local redisClock = nowText == ''
+  if not redisClock then
+    now = nowText + 0
+  else
+    if redisNow == nil then
+      -- Redis 3.2 and 4.x replicate a script that reads TIME and then writes only by its effects, when asked first.
+      if redis.replicate_commands then redis.replicate_commands() end
+      local time = call('TIME')
+      redisNow = time[1] * 1000000 + time[2]
+      redisNowText = integer(redisNow)
+    end
+    now, nowText = redisNow, redisNowText
   end
-  local now, nowText = timeOf(ARGV[a0 + header_now])
   local member, actionId = ARGV[a0 + header_member], ARGV[a0 + header_actionId]
   local record = member ~= '' or actionId ~= ''
-  local failure = now == nil and BAD_ARGUMENT or nil
+  local failure
   -- Each tier's rule, and the first command on each of its keys, which tells a key of another type before anything
   -- is written: the decision then fails alone.
-  for i = 1, failure and 0 or n do
-    local rule = rules[tonumber(ARGV[a0 + header_width + tier_width * (i - 1) + tier_rule]) or 0]
-    if rule == nil then
-      failure = BAD_ARGUMENT
-      break
-    end
+  for i = 1, n do
+    local s, o = state_width * (i - 1), rule_width * (ARGV[a0 + header_width + tier_width * (i - 1) + tier_rule] - 1)
     local k, count = k0 + keys_width * (i - 1)
     if record then
       count = tryCall('ZCARD', KEYS[k + keys_key])
       if actionId ~= '' and type(count) == 'number' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number' then count = nil end
     else
-      count = tryCall('ZCOUNT', KEYS[k + keys_key], '(' .. integer(now - rule.interval), '+inf')
+      count = tryCall('ZCOUNT', KEYS[k + keys_key], '(' .. integer(now - rules[o + rule_interval]), '+inf')
     end
     if type(count) ~= 'number' then
       failure = WRONG_TYPE
       break
     end
-    ruleOf[i], held[i], counts[i] = rule, count, count
+    state[s + state_rule], state[s + state_held], state[s + state_count] = o, count, count
   end
   if failure then
-    local allowed, alreadyAdmitted = failure, 0
-    now = now or 0
-${luaAppend(REPLY_HEADER, REPLY_HEADER.length, '    ')}
-    for j = 1, ${REPLY_VALUES_PER_TIER} * n do reply[r + j] = -1 end
-    r = r + ${REPLY_VALUES_PER_TIER} * n
+    local verdict = failure
+${luaAppend(REPLY_HEADER, '    ')}
   else
     -- Step 1 (record mode): drop what left the window, from the companion too, so that it never holds a record the
     -- key no longer does (whatever the clock does next); an empty key has nothing to drop.
     local replayed = false
     for i = 1, record and n or 0 do
-      local k = k0 + keys_width * (i - 1)
-      if counts[i] > 0 then
-        local cutoff = integer(now - ruleOf[i].interval)
+      local s, k = state_width * (i - 1), k0 + keys_width * (i - 1)
+      if state[s + state_count] > 0 then
+        local cutoff = integer(now - rules[state[s + state_rule] + rule_interval])
         local dropped = call('ZREMRANGEBYSCORE', KEYS[k + keys_key], '-inf', cutoff)
         if dropped > 0 then
-          counts[i] = counts[i] - dropped
+          state[s + state_count] = state[s + state_count] - dropped
           tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', cutoff)
         end
       end
@@ -179,34 +176,39 @@ ${luaAppend(REPLY_HEADER, REPLY_HEADER.length, '    ')}
     -- Each tier's |S|, and max(S) where a gap rule or a max of 1 needs it.
     local passes = true
     for i = 1, n do
-      local rule, count, newest = ruleOf[i], counts[i], -1
-      if count > 0 and (rule.gap > 0 or rule.max == 1) then newest = scoreAt(KEYS[k0 + keys_width * (i - 1) + keys_key], '-1') end
-      newests[i] = newest
-      if count >= rule.max or (rule.gap > 0 and newest >= 0 and now - newest < rule.gap) then passes = false end
+      local s = state_width * (i - 1)
+      local o, count, newest = state[s + state_rule], state[s + state_count], -1
+      local max, gap = rules[o + rule_max], rules[o + rule_gap]
+      if count > 0 and (gap > 0 or max == 1) then newest = scoreAt(KEYS[k0 + keys_width * (i - 1) + keys_key], '-1') end
+      state[s + state_newest] = newest
+      if count >= max or (gap > 0 and newest >= 0 and now - newest < gap) then passes = false end
     end
-    local allowed, alreadyAdmitted = (passes or replayed) and 1 or 0, replayed and 1 or 0
-${luaAppend(REPLY_HEADER, REPLY_HEADER.length, '    ')}
+    local verdict = replayed and ALREADY_ADMITTED or passes and ALLOWED or BLOCKED
+${luaAppend(REPLY_HEADER, '    ')}
     if actionId ~= '' then member = (passes and '+' or '-') .. actionId end
     for i = 1, n do
-      local rule, count, newest = ruleOf[i], counts[i], newests[i]
-      local max = rule.max
-      local key, actions = KEYS[k0 + keys_width * (i - 1) + keys_key], KEYS[k0 + keys_width * (i - 1) + keys_actions]
+      local s, k = state_width * (i - 1), k0 + keys_width * (i - 1)
+      local o, count, newest = state[s + state_rule], state[s + state_count], state[s + state_newest]
+      local max = rules[o + rule_max]
+      local readsNewest = rules[o + rule_gap] > 0 or max == 1
+      local key, actions = KEYS[k + keys_key], KEYS[k + keys_actions]
       if not record then
         -- A dry run: the (k-1)-th and k-th newest of S.
-        local kMinus1thNewest, kthNewest = -1, -1
+        local nearlyFull, full, kMinus1thNewest, kthNewest = max > 1 and count >= max - 1, count >= max, -1, -1
         if max == 1 then
-          if count >= 1 then kthNewest = newest end
-        elseif count >= max - 1 then
+          kthNewest = newest
+        elseif nearlyFull then
           local pair = call('ZRANGE', key, integer(-max), integer(1 - max), 'WITHSCORES')
-          kMinus1thNewest = pair[#pair] + 0
-          if count >= max then kthNewest = pair[2] + 0 end
+          kMinus1thNewest = pair[#pair]
+          kthNewest = pair[2]
         end
-${luaAppend(DRY_RUN_TIER, REPLY_VALUES_PER_TIER, '        ')}
-      elseif replayed or not (passes or rule.countBlocked) then
+${luaAppend(DRY_RUN_TIER, '        ')}
+      elseif replayed or not (passes or rules[o + rule_countBlocked]) then
         -- Nothing recorded: S' = S. With max 1, the max-th newest is the newest.
         local countAfter, newestAfter, maxthAfter = count, newest, -1
-        if count >= max then maxthAfter = max == 1 and newest or scoreAt(key, integer(-max)) end
-${luaAppend(RECORDED_TIER, REPLY_VALUES_PER_TIER, '        ')}
+        local fullAfter = count >= max
+        if fullAfter then maxthAfter = max == 1 and newest or scoreAt(key, integer(-max)) end
+${luaAppend(RECORDED_TIER, '        ')}
       else
         local countAfter, newestAfter = count, newest
         if actionId ~= '' then
@@ -217,7 +219,7 @@ ${luaAppend(RECORDED_TIER, REPLY_VALUES_PER_TIER, '        ')}
         end
         countAfter = countAfter + call('ZADD', key, nowText, member)
         if countAfter > max then countAfter = trim(key, actions, max, countAfter) end
-        if rule.gap > 0 or max == 1 then
+        if readsNewest then
           if actionId ~= '' then
             newestAfter = countAfter > 0 and scoreAt(key, '-1') or -1
           elseif now > newestAfter then
@@ -225,15 +227,18 @@ ${luaAppend(RECORDED_TIER, REPLY_VALUES_PER_TIER, '        ')}
           end
         end
         local maxthAfter = -1
-        if countAfter >= max then maxthAfter = max == 1 and newestAfter or scoreAt(key, integer(-max)) end
-${luaAppend(RECORDED_TIER, REPLY_VALUES_PER_TIER, '        ')}
-        -- The companion outlives its key: it is given its TTL wherever it may hold a record, that is, where the key
-        -- held one before (a new key's companion holds nothing its key does) or this decision wrote to it.
-        if ttlOfKey[key] == nil then written[#written + 1] = key end
-        ttlOfKey[key] = rule.ttl
-        if held[i] > 0 or actionId ~= '' then
-          if ttlOfKey[actions] == nil then written[#written + 1] = actions end
-          ttlOfKey[actions] = rule.actionTtl
+        local fullAfter = countAfter >= max
+        if fullAfter then maxthAfter = max == 1 and newestAfter or scoreAt(key, integer(-max)) end
+${luaAppend(RECORDED_TIER, '        ')}
+        -- Where the flood bound may read it, the companion outlives its key: it is given its TTL wherever it may
+        -- hold a record, that is, where the key held one before (a new key's companion holds nothing its key does)
+        -- or this decision wrote to it. A rule that records only admitted attempts never holds more than max
+        -- records after a write, so the flood bound never reads its companion, which expires as its last write said.
+        if state[s + state_lastKey] ~= key then
+          expiring[e + 1], expiring[e + 2], e, state[s + state_lastKey] = key, rules[o + rule_ttl], e + 2, key
+        end
+        if state[s + state_lastActions] ~= actions and (actionId ~= '' or (state[s + state_held] > 0 and rules[o + rule_countBlocked])) then
+          expiring[e + 1], expiring[e + 2], e, state[s + state_lastActions] = actions, rules[o + rule_actionTtl], e + 2, actions
         end
       end
     end
@@ -241,7 +246,7 @@ ${luaAppend(RECORDED_TIER, REPLY_VALUES_PER_TIER, '        ')}
   k0 = k0 + keys_width * n
   a0 = a0 + header_width + tier_width * n
 end
-expireWritten()
+for i = 1, e, 2 do call('PEXPIRE', expiring[i], expiring[i + 1]) end
 return reply
 `,
 );

@@ -14,24 +14,8 @@
  * microsecond timestamps have 16); a score the caller sent is passed on as
  * sent. A score read back is turned into a number with `+ 0`.
  */
-export const FLOOD_BOUND_LUA = `local function failed(result)
-  return type(result) == 'table' and result.err ~= nil
-end
-
-local function integer(value)
+export const FLOOD_BOUND_LUA = `local function integer(value)
   return string.format('%d', value)
-end
-
--- A decision's time, as a number and as text, from its header's: Redis TIME (read once per call) for ''.
-local redisNow, redisNowText
-local function timeOf(text)
-  if text ~= '' then return tonumber(text), text end
-  if not redisNow then
-    local time = redis.call('TIME')
-    redisNow = time[1] * 1000000 + time[2]
-    redisNowText = integer(redisNow)
-  end
-  return redisNow, redisNowText
 end
 
 -- The score at one rank, given as text (negative: from the newest), or -1 when there is none.
@@ -44,7 +28,7 @@ end
 local function trim(key, actions, max, count)
   if count <= max then return count end
   local actionCount = redis.pcall('ZCARD', actions)
-  if failed(actionCount) then return count end
+  if type(actionCount) ~= 'number' then return count end
   if actionCount == 0 then
     redis.call('ZREMRANGEBYRANK', key, '0', integer(-1 - max))
     return max

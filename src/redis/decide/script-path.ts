@@ -9,9 +9,10 @@ import { refusedByStore } from '../../core/store-error-policy.js';
 import { StoreError } from '../../errors/store-error.js';
 import type { RedisAdapter } from '../adapters/adapter.js';
 import { runScript } from '../scripts/run-script.js';
-import { AT, encodeCall, readReply } from './decide-codec.js';
+import type { ReplyCursor } from './call-layout.js';
+import { type DryRunTierReply, encodeCall, readDryRunTier, readHeader, readRecordedTier, readReply, type RecordedTierReply } from './decide-codec.js';
 import { DECIDE_SCRIPT, type ScriptDecision } from './decide-script.js';
-import { DECISION_FAILED, REPLY_HEADER, REPLY_VALUES_PER_TIER } from './decide-reply.js';
+import { VERDICT } from './decide-reply.js';
 
 const NOT_BLOCKED: Verdict = { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false };
 
@@ -39,44 +40,43 @@ export function decideBatchWithScript(redis: RedisAdapter, decisions: readonly S
 }
 
 /**
- * One decision's outcome from its values in the reply, its part starting at
- * `at`. A recorded attempt's outcome is read from what the script judged and
- * stored; a dry run's is derived from the samples it returns, with the same
- * code every store uses. Either way the caller's model must reach the
- * script's decision, or the decision fails loudly.
+ * One decision's outcome from its part of the reply, at the cursor. A
+ * recorded attempt's outcome is read from what the script judged and stored;
+ * a dry run's is derived from the samples it returns, with the same code
+ * every store uses. Either way the caller's model must reach the script's
+ * decision, or the decision fails loudly.
  */
-function outcomeOf({ tiers, dryRun }: ScriptDecision, values: readonly number[], at: number): StoreDecision | StoreError {
-  const decidedAt = values[at + AT.header.now] as number;
-  const allowedCode = values[at + AT.header.allowed] as number;
-  if (allowedCode < 0) return failedDecision(allowedCode, tiers);
-  const allowedByScript = allowedCode === 1;
-  const alreadyAdmitted = values[at + AT.header.alreadyAdmitted] === 1;
-  const first = at + REPLY_HEADER.length;
+function outcomeOf(decision: ScriptDecision, cursor: ReplyCursor): StoreDecision | StoreError {
+  const { tiers, dryRun } = decision;
+  const header = readHeader(decision, cursor);
+  if (header.verdict < 0) return failedDecision(header.verdict, tiers);
+  const decidedAt = decision.now ?? header.now;
+  const alreadyAdmitted = header.verdict === VERDICT.alreadyAdmitted;
 
   let outcomes: readonly TierOutcome[];
   let allowed: boolean;
   if (dryRun) {
-    const decision = decideTiers(
+    const decided = decideTiers(
       tiers.map((tier) => tier.rule),
       decidedAt,
-      tiers.map((_, i) => sampleOf(values, first + REPLY_VALUES_PER_TIER * i)),
+      tiers.map((tier) => sampleOf(readDryRunTier(tier.rule, cursor))),
     );
-    outcomes = decision.tiers;
-    allowed = decision.allowed;
+    outcomes = decided.tiers;
+    allowed = decided.allowed;
   } else {
     const recorded: TierOutcome[] = [];
     allowed = true;
-    for (let i = 0; i < tiers.length; i += 1) {
-      const outcome = recordedOutcome((tiers[i] as Tier).rule, decidedAt, values, first + REPLY_VALUES_PER_TIER * i, alreadyAdmitted);
+    for (const tier of tiers) {
+      const outcome = recordedOutcome(tier.rule, decidedAt, readRecordedTier(tier.rule, cursor), alreadyAdmitted);
       if (outcome.verdict.blocked) allowed = false;
       recorded.push(outcome);
     }
     outcomes = recorded;
     allowed ||= alreadyAdmitted;
   }
-  if (allowed !== allowedByScript) {
+  if (allowed !== (header.verdict !== VERDICT.blocked)) {
     return new StoreError(
-      `The ${DECIDE_SCRIPT.name} script and the decision model disagree (script: ${allowedByScript ? 'allowed' : 'blocked'}); please report this`,
+      `The ${DECIDE_SCRIPT.name} script and the decision model disagree (script: ${header.verdict === VERDICT.blocked ? 'blocked' : 'allowed'}); please report this`,
     );
   }
   return { now: decidedAt, alreadyAdmitted, tiers: outcomes };
@@ -85,32 +85,26 @@ function outcomeOf({ tiers, dryRun }: ScriptDecision, values: readonly number[],
 /** The error of a decision the script refused alone (the others of its batch were decided). */
 function failedDecision(code: number, tiers: readonly Tier[]): StoreError {
   const keys = tiers.map((tier) => tier.key).join(', ');
-  if (code === DECISION_FAILED.wrongType) {
+  if (code === VERDICT.wrongType) {
     return refusedByStore(new StoreError(`Redis holds a value of another type under ${keys} (WRONGTYPE): this decision failed, and wrote nothing`));
   }
   return refusedByStore(new StoreError(`The ${DECIDE_SCRIPT.name} script refused the arguments of a decision on ${keys} (code ${code}); please report this`));
 }
 
-/** A dry run's sample of one tier, its values from `at`: |S|, max(S), the (k-1)-th and the k-th newest. */
-function sampleOf(values: readonly number[], at: number): WindowSample {
+/** A dry run's sample of one tier: |S|, max(S), the (k-1)-th and the k-th newest. */
+function sampleOf(values: DryRunTierReply): WindowSample {
   return {
-    count: values[at + AT.dryRun.count] as number,
-    newest: orUndefined(values[at + AT.dryRun.newest] as number),
-    kMinus1thNewest: orUndefined(values[at + AT.dryRun.kMinus1thNewest] as number),
-    kthNewest: orUndefined(values[at + AT.dryRun.kthNewest] as number),
+    count: values.count,
+    newest: orUndefined(values.newest),
+    kMinus1thNewest: orUndefined(values.kMinus1thNewest),
+    kthNewest: orUndefined(values.kthNewest),
   };
 }
 
-/** A recorded attempt's outcome in one tier, its values from `at`: judged on |S| and max(S), described by S' as stored. */
-function recordedOutcome(rule: WindowRule, now: number, values: readonly number[], at: number, alreadyAdmitted: boolean): TierOutcome {
-  const verdict = alreadyAdmitted
-    ? NOT_BLOCKED
-    : judge(rule, now, { count: values[at + AT.recorded.count] as number, newest: orUndefined(values[at + AT.recorded.newest] as number) });
-  const after: RecordedWindow = {
-    count: values[at + AT.recorded.countAfter] as number,
-    newest: orUndefined(values[at + AT.recorded.newestAfter] as number),
-    maxthNewest: orUndefined(values[at + AT.recorded.maxthAfter] as number),
-  };
+/** A recorded attempt's outcome in one tier: judged on |S| and max(S), described by S' as stored. */
+function recordedOutcome(rule: WindowRule, now: number, values: RecordedTierReply, alreadyAdmitted: boolean): TierOutcome {
+  const verdict = alreadyAdmitted ? NOT_BLOCKED : judge(rule, now, { count: values.count, newest: orUndefined(values.newest) });
+  const after: RecordedWindow = { count: values.countAfter, newest: orUndefined(values.newestAfter), maxthNewest: orUndefined(values.maxthAfter) };
   return { verdict, after };
 }
 

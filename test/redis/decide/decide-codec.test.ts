@@ -12,7 +12,8 @@ import type { Tier } from '../../../src/core/store.js';
 import { IORedisAdapter } from '../../../src/redis/adapters/ioredis-adapter.js';
 import { callSizeOf, decodeReply, encodeCall } from '../../../src/redis/decide/decide-codec.js';
 import { DECIDE_SCRIPT, DECISION_HEADER, RULE, TIER_ARGUMENTS, TIER_KEYS, type ScriptDecision } from '../../../src/redis/decide/decide-script.js';
-import { DRY_RUN_TIER, RECORDED_TIER, REPLY_HEADER, REPLY_VALUES_PER_TIER } from '../../../src/redis/decide/decide-reply.js';
+import { luaAppend } from '../../../src/redis/decide/call-layout.js';
+import { DRY_RUN_TIER, RECORDED_TIER, REPLY_HEADER } from '../../../src/redis/decide/decide-reply.js';
 import { RedisStore } from '../../../src/redis/redis-store.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
@@ -34,14 +35,32 @@ describe('the decide script call layout', () => {
     }
   });
 
-  it('the Lua answers each reply value by its name in the layout, in order', () => {
+  it('the Lua answers each reply value by its name in the layout, in order, each that is not always there under the boolean named after when it is', () => {
     // Each part of the reply is appended in place from local variables named as in the layout (Redis refuses a
-    // script that reads an undeclared name), the values a tier leaves out answered -1.
-    for (const [names, width, uses] of [[REPLY_HEADER, REPLY_HEADER.length, 2], [RECORDED_TIER, REPLY_VALUES_PER_TIER, 2], [DRY_RUN_TIER, REPLY_VALUES_PER_TIER, 1]] as const) {
-      const values = Array.from({ length: width }, (_, i) => names[i] ?? '-1').join(', ');
-      const appends = DECIDE_SCRIPT.lua.split('\n').filter((line) => line.trim().startsWith('reply[r + 1], ') && line.endsWith(` = ${values}`));
-      expect(appends.length, names.join(', ')).to.equal(uses);
+    // script that reads an undeclared name).
+    const unindented = (lua: string): string => lua.replace(/^ +/gm, '');
+    for (const [part, uses] of [[REPLY_HEADER, 2], [RECORDED_TIER, 2], [DRY_RUN_TIER, 1]] as const) {
+      const appends = unindented(DECIDE_SCRIPT.lua).split(unindented(luaAppend(part))).length - 1;
+      expect(appends, part.map((value) => value.name).join(', ')).to.equal(uses);
     }
+    expect(luaAppend(RECORDED_TIER).split('\n')).to.deep.equal([
+      'reply[r + 1] = count',
+      'r = r + 1',
+      'if readsNewest then',
+      '  reply[r + 1] = newest',
+      '  r = r + 1',
+      'end',
+      'reply[r + 1] = countAfter',
+      'r = r + 1',
+      'if readsNewest then',
+      '  reply[r + 1] = newestAfter',
+      '  r = r + 1',
+      'end',
+      'if fullAfter then',
+      '  reply[r + 1] = maxthAfter',
+      '  r = r + 1',
+      'end',
+    ]);
   });
 
   it('callSizeOf bounds what encodeCall adds for a decision, exactly when its rules are new to the call', () => {
@@ -87,9 +106,10 @@ describe('the decide script call layout', () => {
     // Two decisions in one call, the first of two tiers: the second's keys and arguments follow the first's.
     const [first, second] = await call({ tiers: [a, b], now: t0, dryRun: false }, { tiers: [c], now: t0 + 1, dryRun: false });
     const recordedAt = (count: number, newest: number, countAfter: number, newestAfter: number, maxthAfter: number) => ({ count, newest, countAfter, newestAfter, maxthAfter });
-    // max(S) and max(S') are read where a gap rule (a) or a max of 1 (c) needs them, and answered -1 elsewhere (b).
-    expect(first).to.deep.equal({ dryRun: false, header: { now: t0, allowed: 1, alreadyAdmitted: 0 }, tiers: [recordedAt(0, -1, 1, t0, -1), recordedAt(0, -1, 1, -1, -1)] });
-    expect(second).to.deep.equal({ dryRun: false, header: { now: t0 + 1, allowed: 1, alreadyAdmitted: 0 }, tiers: [recordedAt(0, -1, 1, t0 + 1, t0 + 1)] });
+    // max(S) and max(S') are read where a gap rule (a) or a max of 1 (c) needs them, and left out elsewhere (b), as is
+    // the time the caller gave.
+    expect(first).to.deep.equal({ dryRun: false, header: { verdict: 1, now: -1 }, tiers: [recordedAt(0, -1, 1, t0, -1), recordedAt(0, -1, 1, -1, -1)] });
+    expect(second).to.deep.equal({ dryRun: false, header: { verdict: 1, now: -1 }, tiers: [recordedAt(0, -1, 1, t0 + 1, t0 + 1)] });
     const [member, score] = (await held(a.key)) as [string, string];
     expect(Number(score)).to.equal(t0);
     expect(member, 'the member recorded is the header member').to.match(/^[0-9a-z]{6,}$/);
@@ -104,7 +124,7 @@ describe('the decide script call layout', () => {
     const [blocked] = await call({ tiers: [a, b], now: t0 + 100_000, dryRun: false, actionId: 'job-7' });
     expect(blocked).to.deep.equal({
       dryRun: false,
-      header: { now: t0 + 100_000, allowed: 0, alreadyAdmitted: 0 },
+      header: { verdict: 0, now: -1 },
       tiers: [recordedAt(1, t0, 2, t0 + 100_000, -1), recordedAt(1, -1, 1, -1, -1)],
     });
     expect(await held(a.key)).to.deep.equal([member, String(t0), '-job-7', String(t0 + 100_000)]);
@@ -115,7 +135,7 @@ describe('the decide script call layout', () => {
     const [admitted] = await call({ tiers: [a, b], now: t0 + 400_000, dryRun: false, actionId: 'job-7' });
     expect(admitted).to.deep.equal({
       dryRun: false,
-      header: { now: t0 + 400_000, allowed: 1, alreadyAdmitted: 0 },
+      header: { verdict: 1, now: -1 },
       tiers: [recordedAt(2, t0 + 100_000, 2, t0 + 400_000, -1), recordedAt(1, -1, 2, -1, t0)],
     });
     expect(await held(a.key)).to.deep.equal([member, String(t0), '+job-7', String(t0 + 400_000)]);
@@ -124,14 +144,14 @@ describe('the decide script call layout', () => {
 
     // The same action id again: already admitted, nothing written.
     const [replayed] = await call({ tiers: [a, b], now: t0 + 500_000, dryRun: false, actionId: 'job-7' });
-    expect(replayed?.header).to.deep.equal({ now: t0 + 500_000, allowed: 1, alreadyAdmitted: 1 });
+    expect(replayed?.header, 'already admitted').to.deep.equal({ verdict: 2, now: -1 });
 
     // A dry run writes nothing, and answers the (k-1)-th and k-th newest of each tier; a's gap blocks.
     const before = [await held(a.key), await held(b.key)];
     const [peeked] = await call({ tiers: [a, b], now: t0 + 600_000, dryRun: true });
     expect(peeked).to.deep.equal({
       dryRun: true,
-      header: { now: t0 + 600_000, allowed: 0, alreadyAdmitted: 0 },
+      header: { verdict: 0, now: -1 },
       tiers: [
         { count: 2, newest: t0 + 400_000, kMinus1thNewest: t0, kthNewest: -1 },
         { count: 2, newest: -1, kMinus1thNewest: t0 + 400_000, kthNewest: t0 },
