@@ -21,21 +21,20 @@ export interface ScriptDecision {
 // decisions of the call use it. The Lua names each field's offset after these lists (luaOffsets), and the codec
 // (decide-codec.ts) encodes by the same lists: a field is added here, and used in the Lua.
 
-/** The header of a decision in ARGV, in order. A decision records (an attempt) when its member or its action id is not ''; it is a dry run when both are. */
+/** The header of a decision in ARGV, in order. A decision records (an attempt) when its member is not ''; it is a dry run when it is. */
 export const DECISION_HEADER: readonly Field<ScriptDecision>[] = [
-  /** How many tiers (and pairs of keys) the decision has. */
-  numberField('tierCount', (decision) => decision.tiers.length),
+  /** How many tiers (and pairs of keys) the decision has; negated when its member is an action id. */
+  numberField('tierCount', (decision) => (decision.dryRun || decision.actionId === undefined ? 1 : -1) * decision.tiers.length),
   /** Integer microseconds since the epoch; '' to read Redis TIME (once per call). */
   textField('now', (decision) => decision.now ?? ''),
-  /** The member recorded for this attempt when it has no action id; '' in a dry run and with an action id. */
-  textField('member', (decision) => (decision.dryRun || decision.actionId !== undefined ? '' : nextMember())),
   /**
-   * The action id, or '' for none (and in a dry run). With one, the member is '+<id>' when the action is admitted
-   * and '-<id>' when it is recorded blocked. An action id already admitted (and still in the window) in any tier
-   * is answered as admitted again and records nothing. A blocked record of the same id counts like any other;
-   * recording the action again replaces that record rather than adding one.
+   * The member recorded for this attempt, '' in a dry run; or its action id (tierCount negated). With an action
+   * id, the member is '+<id>' when the action is admitted and '-<id>' when it is recorded blocked. An action id
+   * already admitted (and still in the window) in any tier is answered as admitted again and records nothing. A
+   * blocked record of the same id counts like any other; recording the action again replaces that record rather
+   * than adding one.
    */
-  textField('actionId', (decision) => (decision.dryRun ? '' : (decision.actionId ?? ''))),
+  textField('member', (decision) => (decision.dryRun ? '' : (decision.actionId ?? nextMember()))),
 ];
 
 /**
@@ -49,10 +48,10 @@ export const TIER_KEYS: readonly KeyField<Tier>[] = [
   keyField('actions', (tier) => actionRecordsKey(tier.key)),
 ];
 
-/** What each tier adds to its decision in ARGV, after the header, in order. */
+/** What each tier adds to its decision in ARGV, after the header, in order, from the place of its rule among the call's rules (from 1). */
 export const TIER_ARGUMENTS: readonly Field<number>[] = [
-  /** The place of the tier's rule among the call's rules, from 1. */
-  numberField('rule', (place) => place),
+  /** Where the tier's rule starts in the array of the call's rules, which holds each rule's fields in the order of RULE. */
+  numberField('ruleAt', (place) => RULE.length * (place - 1)),
 ];
 
 /** A rule in ARGV, at the end of the call, in order; the TTLs in ms are worked out once per rule and call. */
@@ -87,7 +86,7 @@ export const RULE: readonly Field<WindowRule>[] = [
 export const DECIDE_SCRIPT = defineScript(
   'decide',
   `local BLOCKED, ALLOWED, ALREADY_ADMITTED, WRONG_TYPE = ${VERDICT.blocked}, ${VERDICT.allowed}, ${VERDICT.alreadyAdmitted}, ${VERDICT.wrongType}
-local ARGV, KEYS, type, call, tryCall = ARGV, KEYS, type, redis.call, redis.pcall
+local ARGV, KEYS, type, format, call, tryCall = ARGV, KEYS, type, string.format, redis.call, redis.pcall
 local reply, r = {}, 0
 
 ${luaOffsets('header', DECISION_HEADER)}
@@ -119,34 +118,34 @@ local state = {0, 0, 0, 0, false, false}
 local expiring, e = {false, 0}, 0
 local k0, a0 = 0, 1
 while a0 < rulesAt do
-  local n = ARGV[a0 + header_tierCount] + 0
+  local n, member, actionId = ARGV[a0 + header_tierCount] + 0, ARGV[a0 + header_member], ''
+  if n < 0 then n, member, actionId = -n, '', member end
+  local record = member ~= '' or actionId ~= ''
+  -- The time as text, and as a number where the decision needs one (a key with records, a gap rule, a dry run).
   local nowText, now = ARGV[a0 + header_now], nil
   local redisClock = nowText == ''
-  if not redisClock then
-    now = nowText + 0
-  else
+  if redisClock then
     if redisNow == nil then
       -- Redis 3.2 and 4.x replicate a script that reads TIME and then writes only by its effects, when asked first.
       if redis.replicate_commands then redis.replicate_commands() end
       local time = call('TIME')
       redisNow = time[1] * 1000000 + time[2]
-      redisNowText = integer(redisNow)
+      redisNowText = format('%d', redisNow)
     end
     now, nowText = redisNow, redisNowText
   end
-  local member, actionId = ARGV[a0 + header_member], ARGV[a0 + header_actionId]
-  local record = member ~= '' or actionId ~= ''
   local failure
   -- Each tier's rule, and the first command on each of its keys, which tells a key of another type before anything
   -- is written: the decision then fails alone.
   for i = 1, n do
-    local s, o = state_width * (i - 1), rule_width * (ARGV[a0 + header_width + tier_width * (i - 1) + tier_rule] - 1)
+    local s, o = state_width * (i - 1), ARGV[a0 + header_width + tier_width * (i - 1) + tier_ruleAt] + 0
     local k, count = k0 + keys_width * (i - 1)
     if record then
       count = tryCall('ZCARD', KEYS[k + keys_key])
       if actionId ~= '' and type(count) == 'number' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number' then count = nil end
     else
-      count = tryCall('ZCOUNT', KEYS[k + keys_key], '(' .. integer(now - rules[o + rule_interval]), '+inf')
+      now = now or nowText + 0
+      count = tryCall('ZCOUNT', KEYS[k + keys_key], '(' .. format('%d', now - rules[o + rule_interval]), '+inf')
     end
     if type(count) ~= 'number' then
       failure = WRONG_TYPE
@@ -158,28 +157,26 @@ while a0 < rulesAt do
     local verdict = failure
 ${luaAppend(REPLY_HEADER, '    ')}
   else
-    -- Step 1 (record mode): drop what left the window, from the companion too, so that it never holds a record the
-    -- key no longer does (whatever the clock does next); an empty key has nothing to drop.
-    local replayed = false
-    for i = 1, record and n or 0 do
+    -- Each tier's |S|, and max(S) where a gap rule or a max of 1 needs it. Step 1 (record mode) first: drop what
+    -- left the window, from the companion too, so that it never holds a record the key no longer does (whatever the
+    -- clock does next); an empty key has nothing to drop.
+    local replayed, passes = false, true
+    for i = 1, n do
       local s, k = state_width * (i - 1), k0 + keys_width * (i - 1)
-      if state[s + state_count] > 0 then
-        local cutoff = integer(now - rules[state[s + state_rule] + rule_interval])
-        local dropped = call('ZREMRANGEBYSCORE', KEYS[k + keys_key], '-inf', cutoff)
+      local o, count, newest, key = state[s + state_rule], state[s + state_count], -1, KEYS[k + keys_key]
+      if record and count > 0 then
+        now = now or nowText + 0
+        local cutoff = format('%d', now - rules[o + rule_interval])
+        local dropped = call('ZREMRANGEBYSCORE', key, '-inf', cutoff)
         if dropped > 0 then
-          state[s + state_count] = state[s + state_count] - dropped
+          count = count - dropped
+          state[s + state_count] = count
           tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', cutoff)
         end
       end
-      if actionId ~= '' and call('ZSCORE', KEYS[k + keys_key], '+' .. actionId) then replayed = true end
-    end
-    -- Each tier's |S|, and max(S) where a gap rule or a max of 1 needs it.
-    local passes = true
-    for i = 1, n do
-      local s = state_width * (i - 1)
-      local o, count, newest = state[s + state_rule], state[s + state_count], -1
+      if actionId ~= '' and call('ZSCORE', key, '+' .. actionId) then replayed = true end
       local max, gap = rules[o + rule_max], rules[o + rule_gap]
-      if count > 0 and (gap > 0 or max == 1) then newest = scoreAt(KEYS[k0 + keys_width * (i - 1) + keys_key], '-1') end
+      if count > 0 and (gap > 0 or max == 1) then newest = scoreAt(key, '-1') end
       state[s + state_newest] = newest
       if count >= max or (gap > 0 and newest >= 0 and now - newest < gap) then passes = false end
     end
@@ -198,7 +195,7 @@ ${luaAppend(REPLY_HEADER, '    ')}
         if max == 1 then
           kthNewest = newest
         elseif nearlyFull then
-          local pair = call('ZRANGE', key, integer(-max), integer(1 - max), 'WITHSCORES')
+          local pair = call('ZRANGE', key, format('%d', -max), format('%d', 1 - max), 'WITHSCORES')
           kMinus1thNewest = pair[#pair]
           kthNewest = pair[2]
         end
@@ -207,7 +204,7 @@ ${luaAppend(DRY_RUN_TIER, '        ')}
         -- Nothing recorded: S' = S. With max 1, the max-th newest is the newest.
         local countAfter, newestAfter, maxthAfter = count, newest, -1
         local fullAfter = count >= max
-        if fullAfter then maxthAfter = max == 1 and newest or scoreAt(key, integer(-max)) end
+        if fullAfter then maxthAfter = max == 1 and newest or scoreAt(key, format('%d', -max)) end
 ${luaAppend(RECORDED_TIER, '        ')}
       else
         local countAfter, newestAfter = count, newest
@@ -222,23 +219,26 @@ ${luaAppend(RECORDED_TIER, '        ')}
         if readsNewest then
           if actionId ~= '' then
             newestAfter = countAfter > 0 and scoreAt(key, '-1') or -1
-          elseif now > newestAfter then
-            newestAfter = now
+          else
+            now = now or nowText + 0
+            if now > newestAfter then newestAfter = now end
           end
         end
         local maxthAfter = -1
         local fullAfter = countAfter >= max
-        if fullAfter then maxthAfter = max == 1 and newestAfter or scoreAt(key, integer(-max)) end
+        if fullAfter then maxthAfter = max == 1 and newestAfter or scoreAt(key, format('%d', -max)) end
 ${luaAppend(RECORDED_TIER, '        ')}
         -- Where the flood bound may read it, the companion outlives its key: it is given its TTL wherever it may
         -- hold a record, that is, where the key held one before (a new key's companion holds nothing its key does)
         -- or this decision wrote to it. A rule that records only admitted attempts never holds more than max
         -- records after a write, so the flood bound never reads its companion, which expires as its last write said.
         if state[s + state_lastKey] ~= key then
-          expiring[e + 1], expiring[e + 2], e, state[s + state_lastKey] = key, rules[o + rule_ttl], e + 2, key
+          state[s + state_lastKey], expiring[e + 1], expiring[e + 2] = key, key, rules[o + rule_ttl]
+          e = e + 2
         end
-        if state[s + state_lastActions] ~= actions and (actionId ~= '' or (state[s + state_held] > 0 and rules[o + rule_countBlocked])) then
-          expiring[e + 1], expiring[e + 2], e, state[s + state_lastActions] = actions, rules[o + rule_actionTtl], e + 2, actions
+        if (actionId ~= '' or rules[o + rule_countBlocked] and state[s + state_held] > 0) and state[s + state_lastActions] ~= actions then
+          state[s + state_lastActions], expiring[e + 1], expiring[e + 2] = actions, actions, rules[o + rule_actionTtl]
+          e = e + 2
         end
       end
     end

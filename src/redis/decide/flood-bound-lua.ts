@@ -14,11 +14,7 @@
  * microsecond timestamps have 16); a score the caller sent is passed on as
  * sent. A score read back is turned into a number with `+ 0`.
  */
-export const FLOOD_BOUND_LUA = `local function integer(value)
-  return string.format('%d', value)
-end
-
--- The score at one rank, given as text (negative: from the newest), or -1 when there is none.
+export const FLOOD_BOUND_LUA = `-- The score at one rank, given as text (negative: from the newest), or -1 when there is none.
 local function scoreAt(key, rank)
   local pair = redis.call('ZRANGE', key, rank, rank, 'WITHSCORES')
   return pair[2] and pair[2] + 0 or -1
@@ -30,7 +26,7 @@ local function trim(key, actions, max, count)
   local actionCount = redis.pcall('ZCARD', actions)
   if type(actionCount) ~= 'number' then return count end
   if actionCount == 0 then
-    redis.call('ZREMRANGEBYRANK', key, '0', integer(-1 - max))
+    redis.call('ZREMRANGEBYRANK', key, '0', string.format('%d', -1 - max))
     return max
   end
   -- At least this many records carry no action id (the companion holds a copy of every one that does, and
@@ -51,7 +47,7 @@ local function trim(key, actions, max, count)
   -- From the oldest: the first excess records without an action id go; the next is the max-th newest of them.
   local doomed, floor, start = {}, nil, 0
   while floor == nil do
-    local chunk = redis.call('ZRANGE', key, integer(start), integer(start + excess + 15), 'WITHSCORES')
+    local chunk = redis.call('ZRANGE', key, string.format('%d', start), string.format('%d', start + excess + 15), 'WITHSCORES')
     if #chunk == 0 then break end
     for j = 1, #chunk, 2 do
       if not isAction(chunk[j]) then

@@ -10,6 +10,7 @@ import type { WindowRule } from '../../../src/core/decision-model.js';
 import type { RedisAdapter } from '../../../src/redis/adapters/adapter.js';
 import { DecisionBatcher, MAX_BATCH_ARGUMENTS } from '../../../src/redis/decide/decision-batcher.js';
 import { callSizeOf, encodeCall } from '../../../src/redis/decide/decide-codec.js';
+import { VERDICT } from '../../../src/redis/decide/decide-reply.js';
 import { TIER_KEYS, type ScriptDecision } from '../../../src/redis/decide/decide-script.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
 
@@ -71,8 +72,8 @@ describe('the decision batcher (adapter stubbed)', () => {
     let calls = 0;
     const { adapter } = stubAdapter(() => {
       calls += 1;
-      // One decision of one tier, admitted: the header (now, allowed, already admitted), then |S|, max(S), |S'|, max(S'), the max-th of S'.
-      return calls <= 2 ? new Promise<never>(() => undefined) : Promise.resolve([1_800_000_000_000_000, 1, 0, 0, -1, 1, -1, -1]);
+      // One decision of one tier, admitted: its verdict, then |S| and |S'| (no gap rule, not full afterwards).
+      return calls <= 2 ? new Promise<never>(() => undefined) : Promise.resolve([VERDICT.allowed, 0, 1]);
     });
     const batcher = new DecisionBatcher(adapter);
     void batcher.decide(decisionOf('a', 1));
