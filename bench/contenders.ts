@@ -18,6 +18,7 @@ import { type LogAttempt, microBatcher, SLIDING_LOG_LUA, SLIDING_LOG_SHA1, slidi
 import type * as MultiPath from '../src/redis/decide/multi-path.js';
 import type * as DecideCodec from '../src/redis/decide/decide-codec.js';
 import type * as DecideScript from '../src/redis/decide/decide-script.js';
+import type * as DecideReply from '../src/redis/decide/decide-reply.js';
 
 /** The rules of one measurement, in rolling-rate-limiter's names (ms). */
 export interface Rules {
@@ -66,6 +67,7 @@ const { RollingRateLimiter, RateLimiterStack } = built<typeof Library>('index.js
 const { attemptCommands } = built<typeof MultiPath>('redis/decide/multi-path.js');
 const { encodeCall } = built<typeof DecideCodec>('redis/decide/decide-codec.js');
 const { DECIDE_SCRIPT } = built<typeof DecideScript>('redis/decide/decide-script.js');
+const { VERDICT } = built<typeof DecideReply>('redis/decide/decide-reply.js');
 
 type LimiterOptions = Partial<ConstructorParameters<typeof RollingRateLimiter>[0]>;
 
@@ -158,7 +160,7 @@ function bareScript(backend: Backend, tiersOf: (rules: Rules, namespace: string)
         const withKeys = tiers.map(({ namespace: space, rule }) => ({ key: libraryKey(space, id), rule })) as unknown as DecideScript.ScriptDecision['tiers'];
         const { keys, args } = encodeCall([{ tiers: withKeys, now: stamp().now, dryRun: false }]);
         const reply = await redis.evalsha(DECIDE_SCRIPT.sha1, keys, args);
-        return !(Array.isArray(reply) && Number(reply[1]) === 1);
+        return !(Array.isArray(reply) && Number(reply[0]) >= VERDICT.allowed);
       },
     };
   };
