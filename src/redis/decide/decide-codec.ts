@@ -7,7 +7,7 @@ import { readInteger } from '../replies.js';
 import { decodeValues, encodeFields, encodeKeys, type ReplyCursor } from './call-layout.js';
 import type { WindowRule } from '../../core/decision-model.js';
 import { DECIDE_SCRIPT, DECISION_HEADER, RULE, TIER_ARGUMENTS, TIER_KEYS, type ScriptDecision } from './decide-script.js';
-import { DRY_RUN_TIER, type NamesOf, readsNewest, RECORDED_TIER, REPLY_HEADER, type ReplyValue } from './decide-reply.js';
+import { DRY_RUN_TIER, type NamesOf, readsNewest, RECORDED_TIER, REPLY_HEADER, type ReplyValue, unpackReply } from './decide-reply.js';
 
 type Named<Part extends readonly ReplyValue[]> = { readonly [Name in NamesOf<Part>]: number };
 
@@ -103,8 +103,9 @@ function unexpectedReply(reply: unknown): StoreError {
   return new StoreError(`Unexpected reply to the ${DECIDE_SCRIPT.name} script from Redis: ${JSON.stringify(reply)?.slice(0, 120)}`);
 }
 
-/** The decide script's reply: integers. */
+/** The decide script's reply: integers, in an array or packed into one (PACKED_REPLY in decide-reply.ts). */
 function integersOf(reply: unknown): number[] {
+  if (typeof reply === 'number' && Number.isSafeInteger(reply) && reply >= 0) return unpackReply(reply);
   if (!Array.isArray(reply)) throw unexpectedReply(reply);
   // The client's reply array is ours: its values are read in place, not copied.
   for (let i = 0; i < reply.length; i += 1) reply[i] = readInteger(reply[i], `the ${DECIDE_SCRIPT.name} script`);

@@ -63,6 +63,26 @@ export const RECORDED_TIER = [
 /** A dry run's values per tier: |S|, max(S) (read as for a recorded attempt), the (k-1)-th and the k-th newest of S. */
 export const DRY_RUN_TIER = [value('count'), value('newest', 'readsNewest'), value('kMinus1thNewest', 'nearlyFull'), value('kthNewest', 'full')] as const;
 
+/**
+ * A reply of a few small values comes as one integer instead of an array, which costs Redis a good deal more to
+ * answer than the values it holds: with `count` values (at most `maxValues`), each from -1 to `largest`, the integer
+ * is count + 4 * sum over i of (value_i + 1) * 2^(bits * i), below 2^53 and so exact as a Lua number.
+ */
+export const PACKED_REPLY = { maxValues: 3, bits: 17, largest: 2 ** 17 - 2 } as const;
+
+/** The values of a reply that came as one integer ({@link PACKED_REPLY}). */
+export function unpackReply(packed: number): number[] {
+  const count = packed % 4;
+  const values: number[] = [];
+  let rest = (packed - count) / 4;
+  for (let i = 0; i < count; i += 1) {
+    const field = rest % 2 ** PACKED_REPLY.bits;
+    values.push(field - 1);
+    rest = (rest - field) / 2 ** PACKED_REPLY.bits;
+  }
+  return values;
+}
+
 /** The names of a part of the reply. */
 export type NamesOf<Part extends readonly ReplyValue[]> = Part[number]['name'];
 

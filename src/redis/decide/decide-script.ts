@@ -4,7 +4,7 @@ import { actionRecordsKey, nextMember } from '../../core/identity.js';
 import type { Tier } from '../../core/store.js';
 import { defineScript } from '../scripts/redis-script.js';
 import { type Field, flagField, type KeyField, keyField, luaAppend, luaFieldSlots, luaOffsets, luaReadFields, numberField, textField } from './call-layout.js';
-import { DRY_RUN_TIER, RECORDED_TIER, REPLY_HEADER, VERDICT } from './decide-reply.js';
+import { DRY_RUN_TIER, PACKED_REPLY, RECORDED_TIER, REPLY_HEADER, VERDICT } from './decide-reply.js';
 import { FLOOD_BOUND_LUA } from './flood-bound-lua.js';
 
 /** One decision for the decide script: an attempt (recorded) or a dry run, across the tiers of one id. */
@@ -196,8 +196,7 @@ ${luaAppend(REPLY_HEADER, '    ')}
           kthNewest = newest
         elseif nearlyFull then
           local pair = call('ZRANGE', key, format('%d', -max), format('%d', 1 - max), 'WITHSCORES')
-          kMinus1thNewest = pair[#pair]
-          kthNewest = pair[2]
+          kMinus1thNewest, kthNewest = pair[#pair] + 0, pair[2] + 0
         end
 ${luaAppend(DRY_RUN_TIER, '        ')}
       elseif replayed or not (passes or rules[o + rule_countBlocked]) then
@@ -247,6 +246,15 @@ ${luaAppend(RECORDED_TIER, '        ')}
   a0 = a0 + header_width + tier_width * n
 end
 for i = 1, e, 2 do call('PEXPIRE', expiring[i], expiring[i + 1]) end
+-- A few small values come back as one integer (PACKED_REPLY), which Redis answers for much less than an array.
+if r <= ${PACKED_REPLY.maxValues} then
+  local packed, shift = r, 4
+  for i = 1, r do
+    if reply[i] > ${PACKED_REPLY.largest} then return reply end
+    packed, shift = packed + (reply[i] + 1) * shift, shift * ${2 ** PACKED_REPLY.bits}
+  end
+  return packed
+end
 return reply
 `,
 );

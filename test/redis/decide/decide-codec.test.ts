@@ -13,7 +13,7 @@ import { IORedisAdapter } from '../../../src/redis/adapters/ioredis-adapter.js';
 import { callSizeOf, decodeReply, encodeCall } from '../../../src/redis/decide/decide-codec.js';
 import { DECIDE_SCRIPT, DECISION_HEADER, RULE, TIER_ARGUMENTS, TIER_KEYS, type ScriptDecision } from '../../../src/redis/decide/decide-script.js';
 import { luaAppend } from '../../../src/redis/decide/call-layout.js';
-import { DRY_RUN_TIER, RECORDED_TIER, REPLY_HEADER } from '../../../src/redis/decide/decide-reply.js';
+import { DRY_RUN_TIER, PACKED_REPLY, RECORDED_TIER, REPLY_HEADER, unpackReply } from '../../../src/redis/decide/decide-reply.js';
 import { RedisStore } from '../../../src/redis/redis-store.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
@@ -61,6 +61,28 @@ describe('the decide script call layout', () => {
       '  r = r + 1',
       'end',
     ]);
+  });
+
+  it('packs a reply of up to three small values into one integer, and reads it back', async () => {
+    for (const values of [[1, 0, 1], [-1], [0, 9, 9], [2, PACKED_REPLY.largest, 0], []]) {
+      let packed = values.length;
+      values.forEach((value, i) => (packed += 4 * (value + 1) * 2 ** (PACKED_REPLY.bits * i)));
+      expect(Number.isSafeInteger(packed)).to.equal(true);
+      expect(unpackReply(packed), String(values)).to.deep.equal(values);
+    }
+    const store = new RedisStore(new IORedisAdapter(client), 'script');
+    const ns = namespaces.next();
+    const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false };
+    const decisions: ScriptDecision[] = [{ tiers: [{ key: `${ns}:{p}`, rule, store }], now: 1_700_000_000_000_000, dryRun: false }];
+    const { keys, args } = encodeCall(decisions);
+    const reply: unknown = await client.eval(DECIDE_SCRIPT.lua, keys.length, ...keys, ...args);
+    expect(reply, 'verdict, |S| and |S\'| in one integer').to.equal(3 + 4 * (2 + 1 * 2 ** 17 + 2 * 2 ** 34));
+    expect(decodeReply(decisions, reply)).to.deep.equal([{ dryRun: false, header: { verdict: 1, now: -1 }, tiers: [{ count: 0, newest: -1, countAfter: 1, newestAfter: -1, maxthAfter: -1 }] }]);
+    await client.set(`${ns}:{q}`, 'not a sorted set');
+    const failing: ScriptDecision[] = [{ tiers: [{ key: `${ns}:{q}`, rule, store }], now: 1_700_000_000_000_000, dryRun: false }];
+    const call = encodeCall(failing);
+    const refused: unknown = await client.eval(DECIDE_SCRIPT.lua, call.keys.length, ...call.keys, ...call.args);
+    expect(decodeReply(failing, refused)).to.deep.equal([{ dryRun: false, header: { verdict: -1, now: -1 }, tiers: [] }]);
   });
 
   it('callSizeOf bounds what encodeCall adds for a decision, exactly when its rules are new to the call', () => {
