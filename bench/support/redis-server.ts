@@ -20,12 +20,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Resolves once the server says it is ready; rejects with its output if it exits or stays silent for 10 s. */
+/** Resolves once the server says it is ready; rejects with its output if it exits or stays silent for 30 s. */
 function ready(child: ChildProcess): Promise<void> {
   return new Promise((resolve, reject) => {
     let output = '';
     const fail = (why: string): void => reject(new Error(`redis-server ${why}:\n${output}`));
-    const timer = setTimeout(() => fail('did not get ready within 10 s'), 10_000);
+    const timer = setTimeout(() => fail('did not get ready within 30 s'), 30_000);
     child.stdout?.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       if (output.includes('Ready to accept connections')) {
@@ -39,12 +39,15 @@ function ready(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Starts redis-server on a free 127.0.0.1 port, trying another port if the chosen one is taken meanwhile. */
-export async function startRedisServer(): Promise<RedisServer> {
+/**
+ * Starts redis-server on a free 127.0.0.1 port, trying another port if the chosen one is taken meanwhile; `under`
+ * is a command to run it under (`['valgrind', '--tool=callgrind', ...]`), which must pass its signals on.
+ */
+export async function startRedisServer(under: readonly string[] = []): Promise<RedisServer> {
   for (let attempt = 1; ; attempt += 1) {
     const port = await freePort();
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'];
-    const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(under[0] ?? 'redis-server', under.length > 0 ? [...under.slice(1), 'redis-server', ...args] : args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const killOnExit = (): void => void child.kill('SIGKILL');
     process.once('exit', killOnExit);
