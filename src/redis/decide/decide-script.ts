@@ -78,8 +78,9 @@ export const RULE: readonly Field<WindowRule>[] = [
  * stacked tiers, `clock: 'redis'`, action ids, and `batch: true`. The caller derives the info (steps 6 and 7) from
  * the samples it returns, with the same code as every other store, and checks that it reaches the same decision.
  *
- * Every read comes before any PEXPIRE: a key given a TTL of 1 ms may be gone at the next command of the same
- * script, so the TTLs are set once, at the end of the call (the last decision's, for a key a batch writes twice).
+ * No command on a key comes after its PEXPIRE: a key given a TTL of 1 ms may be gone at the next command of the
+ * same script, so each key's TTL is set once, after the call's last command on it: at the end of the call (the last
+ * decision's, for a key a batch writes twice), or at once by a one-tier decision that ends the call.
  * The text is put together from constants of this module and its imports when it loads, never from an input: its
  * SHA1 never changes.
  */
@@ -114,8 +115,9 @@ local redisNow, redisNowText
 -- hot id's batch gives each key its TTL once.
 local state_rule, state_held, state_count, state_newest, state_lastKey, state_lastActions, state_width = 1, 2, 3, 4, 5, 6, 6
 local state = {0, 0, 0, 0, false, false}
--- The keys written and the TTL each takes at the end of the call, in pairs, in the order written.
-local expiring, e = {false, 0}, 0
+-- The keys written and the TTL each takes at the end of the call, in pairs, in the order written (made by the first
+-- decision that lists one).
+local expiring, e = nil, 0
 local k0, a0 = 0, 1
 while a0 < rulesAt do
   local n, member, actionId = ARGV[a0 + header_tierCount] + 0, ARGV[a0 + header_member], ''
@@ -134,6 +136,8 @@ while a0 < rulesAt do
     end
     now, nowText = redisNow, redisNowText
   end
+  -- The call's last decision, of one tier: nothing the call sends after it reads its keys.
+  local alone = n == 1 and a0 + header_width + tier_width >= rulesAt
   local failure
   -- Each tier's rule, and the first command on each of its keys, which tells a key of another type before anything
   -- is written: the decision then fails alone.
@@ -231,13 +235,23 @@ ${luaAppend(RECORDED_TIER, '        ')}
         -- hold a record, that is, where the key held one before (a new key's companion holds nothing its key does)
         -- or this decision wrote to it. A rule that records only admitted attempts never holds more than max
         -- records after a write, so the flood bound never reads its companion, which expires as its last write said.
-        if state[s + state_lastKey] ~= key then
+        -- A one-tier decision that ends the call sets its TTLs at once: no command of the call comes after it.
+        local listed = state[s + state_lastKey] == key
+        if not listed and alone then
+          call('PEXPIRE', key, rules[o + rule_ttl])
+        elseif not listed then
+          expiring = expiring or {}
           state[s + state_lastKey], expiring[e + 1], expiring[e + 2] = key, key, rules[o + rule_ttl]
           e = e + 2
         end
         if (actionId ~= '' or rules[o + rule_countBlocked] and state[s + state_held] > 0) and state[s + state_lastActions] ~= actions then
-          state[s + state_lastActions], expiring[e + 1], expiring[e + 2] = actions, actions, rules[o + rule_actionTtl]
-          e = e + 2
+          if alone then
+            call('PEXPIRE', actions, rules[o + rule_actionTtl])
+          else
+            expiring = expiring or {}
+            state[s + state_lastActions], expiring[e + 1], expiring[e + 2] = actions, actions, rules[o + rule_actionTtl]
+            e = e + 2
+          end
         end
       end
     end
