@@ -101,16 +101,13 @@ export function luaFieldSlots(part: string, fields: readonly { readonly name: st
 export function luaAppend(part: readonly ReplyValue[], indent = ''): string {
   const lines: string[] = [];
   for (let i = 0; i < part.length; ) {
-    const { name, when } = part[i] as ReplyValue;
-    if (when !== 'always') {
-      lines.push(`if ${when} then`, `  reply[r + 1] = ${name}`, '  r = r + 1', 'end');
-      i += 1;
-      continue;
-    }
+    // Values in a row that are there under the same condition go in one statement.
+    const { when } = part[i] as ReplyValue;
     let end = i;
-    while (end < part.length && (part[end] as ReplyValue).when === 'always') end += 1;
+    while (end < part.length && (part[end] as ReplyValue).when === when) end += 1;
     const names = part.slice(i, end).map((v) => v.name);
-    lines.push(`${names.map((_, j) => `reply[r + ${j + 1}]`).join(', ')} = ${names.join(', ')}`, `r = r + ${names.length}`);
+    const append = [`${names.map((_, j) => `reply[r + ${j + 1}]`).join(', ')} = ${names.join(', ')}`, `r = r + ${names.length}`];
+    lines.push(...(when === 'always' ? append : [`if ${when} then`, ...append.map((line) => `  ${line}`), 'end']));
     i = end;
   }
   return lines.map((line) => indent + line).join('\n');

@@ -48,14 +48,14 @@ function value<Name extends string>(name: Name, when: Presence = 'always'): Repl
 export const REPLY_HEADER = [value('verdict'), value('now', 'redisClock')] as const;
 
 /**
- * A recorded attempt's values per tier: |S| and max(S) of the recorded set S after dropping what left the window
- * (what the decision is made on), then |S'|, max(S') and the k-th newest of S' (k = maxInInterval) as stored
- * afterwards.
+ * A recorded attempt's values per tier: |S| of the recorded set S after dropping what left the window (what the
+ * decision is made on) and |S'| as stored afterwards, then max(S) and max(S'), then the k-th newest of S'
+ * (k = maxInInterval). The values always there come first, so that the Lua appends them in one statement.
  */
 export const RECORDED_TIER = [
   value('count'),
-  value('newest', 'readsNewest'),
   value('countAfter'),
+  value('newest', 'readsNewest'),
   value('newestAfter', 'readsNewest'),
   value('maxthAfter', 'fullAfter'),
 ] as const;

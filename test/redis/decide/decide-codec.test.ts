@@ -44,17 +44,11 @@ describe('the decide script call layout', () => {
       expect(appends, part.map((value) => value.name).join(', ')).to.equal(uses);
     }
     expect(luaAppend(RECORDED_TIER).split('\n')).to.deep.equal([
-      'reply[r + 1] = count',
-      'r = r + 1',
+      'reply[r + 1], reply[r + 2] = count, countAfter',
+      'r = r + 2',
       'if readsNewest then',
-      '  reply[r + 1] = newest',
-      '  r = r + 1',
-      'end',
-      'reply[r + 1] = countAfter',
-      'r = r + 1',
-      'if readsNewest then',
-      '  reply[r + 1] = newestAfter',
-      '  r = r + 1',
+      '  reply[r + 1], reply[r + 2] = newest, newestAfter',
+      '  r = r + 2',
       'end',
       'if fullAfter then',
       '  reply[r + 1] = maxthAfter',
