@@ -5,7 +5,7 @@
 // which would need a `release()` per script object; a transaction is one call
 // of the atomic block script. On a cluster every call is routed to the master
 // of its first key's slot, and sent again when GLIDE gives up on a
-// redirection. GLIDE's rewritten error codes (`NOSCRIPT …` arrives as
+// redirection (after MOVED, to the master it names). GLIDE's rewritten error codes (`NOSCRIPT …` arrives as
 // `… - NoScriptError: …`) get their Redis form back.
 
 import type { RedisAdapter } from './adapter.js';
@@ -17,9 +17,18 @@ import { StringCommandAdapter, stringsOf } from './node-redis-commands.js';
 import { ATOMIC_BLOCK_SCRIPT } from '../scripts/atomic-block-script.js';
 import { runScript } from '../scripts/run-script.js';
 
+/** Where a cluster call goes: the master of a key's slot by GLIDE's map, or the node at an address. */
+type GlideRoute = { type: 'primarySlotKey'; key: string } | { type: 'routeByAddress'; host: string; port: number };
+
 /** `customCommand` with GLIDE's options: a route on a cluster client, none on a standalone one. */
 interface GlideCalls {
-  customCommand(args: string[], options?: { route: { type: 'primarySlotKey'; key: string } }): Promise<unknown>;
+  customCommand(args: string[], options?: { route: GlideRoute }): Promise<unknown>;
+}
+
+/** The route to the node of a `MOVED` answer's `host:port` (an IPv6 host has colons of its own). */
+function routeTo(address: string): GlideRoute {
+  const colon = address.lastIndexOf(':');
+  return { type: 'routeByAddress', host: address.slice(0, colon), port: Number(address.slice(colon + 1)) };
 }
 
 /** GLIDE's wording of a server error: `An error was signalled by the server: - <Kind>: <message>`. */
@@ -73,10 +82,12 @@ export class GlideAdapter extends StringCommandAdapter implements RedisAdapter {
 
   protected send(command: string[], key: string | undefined): Promise<unknown> {
     if (!this.isCluster || key === undefined) return this.#calls.customCommand(command).catch(throwRedisError);
-    const route = { route: { type: 'primarySlotKey', key } } as const;
-    const send = (): Promise<unknown> => this.#calls.customCommand(command, route).catch(throwRedisError);
-    return send()
-      .catch((error: unknown) => retryRedirected(error, send))
+    const bySlot: GlideRoute = { type: 'primarySlotKey', key };
+    const send = (route: GlideRoute): Promise<unknown> => this.#calls.customCommand(command, { route }).catch(throwRedisError);
+    // MOVED names the master that holds the slot now: the call goes there, whatever GLIDE's map says until GLIDE
+    // reads it again (which, under load, took longer than the retries last).
+    return send(bySlot)
+      .catch((error: unknown) => retryRedirected(error, (redirection) => send(redirection.kind === 'moved' ? routeTo(redirection.address) : bySlot)))
       .catch((error: unknown) => {
         this.#slots?.markStale();
         throw error;

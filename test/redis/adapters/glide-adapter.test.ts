@@ -85,6 +85,19 @@ describe('Valkey GLIDE adapter', () => {
     expect(customCommand.callCount).to.equal(4);
   });
 
+  it('sends a call refused with MOVED again to the master MOVED names, by address (IPv4 and IPv6)', async () => {
+    for (const [address, host, port] of [['127.0.0.1:7001', '127.0.0.1', 7001], ['::1:7002', '::1', 7002]] as const) {
+      const customCommand = sinon.stub();
+      customCommand.onCall(0).resolves([]); // CLUSTER SLOTS, when the adapter is made
+      customCommand.onCall(1).rejects(glideError('Moved', `1697 ${address}`));
+      customCommand.onCall(2).resolves('decided');
+      const adapter = new GlideAdapter(fakeGlide(true, customCommand).client as never);
+      expect(await adapter.evalsha('abc', ['k'], [])).to.equal('decided');
+      expect(customCommand.getCall(1).args[1], 'first by the key').to.deep.equal({ route: { type: 'primarySlotKey', key: 'k' } });
+      expect(customCommand.getCall(2).args[1], 'then where MOVED said').to.deep.equal({ route: { type: 'routeByAddress', host, port } });
+    }
+  });
+
   it('reads each slot’s master from CLUSTER SLOTS, and names it for a key', async () => {
     const slots = [
       [0, 8191, ['127.0.0.1', 7001, 'id1'], ['127.0.0.1', 7004, 'id4']],
