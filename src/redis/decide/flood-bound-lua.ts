@@ -1,7 +1,6 @@
 /**
- * The Lua functions of the decide script that hold no decision: numbers as
- * text, the time, a rank's score, and the flood bound of a key after a
- * write (docs/semantics.md, "Memory per key"), which keeps what a later
+ * The Lua functions of the decide script that hold no decision: a rank's
+ * score, and the flood bound of a key after a write (docs/semantics.md, "Memory per key"), which keeps what a later
  * decision could still tell apart, whatever is undone or cleared later:
  * every admitted action ('+'), the newest maxInInterval records without an
  * action id, and the blocked actions ('-') newer than the maxInInterval-th
@@ -10,9 +9,10 @@
  *
  * Only strings go to redis.call (Redis would print a Lua number with
  * '%.17g'). A score, a count or a rank the script computes is written with
- * '%d' (64-bit: Lua's own number-to-string conversion keeps 14 digits, and
- * microsecond timestamps have 16); a score the caller sent is passed on as
- * sent. A score read back is turned into a number with `+ 0`.
+ * `string.format('%d', …)` (64-bit: Lua's own number-to-string conversion
+ * keeps 14 digits, and microsecond timestamps have 16); a score the caller
+ * sent is passed on as sent. A score read back is turned into a number with
+ * `+ 0` (one conversion, where `tonumber` makes two).
  */
 export const FLOOD_BOUND_LUA = `-- The score at one rank, given as text (negative: from the newest), or -1 when there is none.
 local function scoreAt(key, rank)
