@@ -105,8 +105,12 @@ function unexpectedReply(reply: unknown): StoreError {
 
 /** The decide script's reply: integers, in an array or packed into one (PACKED_REPLY in decide-reply.ts). */
 function integersOf(reply: unknown): number[] {
-  if (typeof reply === 'number' && Number.isSafeInteger(reply) && reply >= 0) return unpackReply(reply);
-  if (!Array.isArray(reply)) throw unexpectedReply(reply);
+  if (!Array.isArray(reply)) {
+    // A client may give an integer reply as text, as some give the array's values.
+    const packed = typeof reply === 'string' && reply !== '' ? Number(reply) : reply;
+    if (typeof packed === 'number' && Number.isSafeInteger(packed) && packed >= 0) return unpackReply(packed);
+    throw unexpectedReply(reply);
+  }
   // The client's reply array is ours: its values are read in place, not copied.
   for (let i = 0; i < reply.length; i += 1) reply[i] = readInteger(reply[i], `the ${DECIDE_SCRIPT.name} script`);
   return reply as number[];

@@ -15,6 +15,7 @@ import { DECIDE_SCRIPT, DECISION_HEADER, RULE, TIER_ARGUMENTS, TIER_KEYS, type S
 import { luaAppend } from '../../../src/redis/decide/call-layout.js';
 import { DRY_RUN_TIER, PACKED_REPLY, RECORDED_TIER, REPLY_HEADER, unpackReply } from '../../../src/redis/decide/decide-reply.js';
 import { RedisStore } from '../../../src/redis/redis-store.js';
+import { StoreError } from '../../../src/errors/store-error.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
 
@@ -71,7 +72,10 @@ describe('the decide script call layout', () => {
     const { keys, args } = encodeCall(decisions);
     const reply: unknown = await client.eval(DECIDE_SCRIPT.lua, keys.length, ...keys, ...args);
     expect(reply, 'verdict, |S| and |S\'| in one integer').to.equal(3 + 4 * (2 + 1 * 2 ** 17 + 2 * 2 ** 34));
-    expect(decodeReply(decisions, reply)).to.deep.equal([{ dryRun: false, header: { verdict: 1, now: -1 }, tiers: [{ count: 0, newest: -1, countAfter: 1, newestAfter: -1, maxthAfter: -1 }] }]);
+    const decoded = [{ dryRun: false, header: { verdict: 1, now: -1 }, tiers: [{ count: 0, newest: -1, countAfter: 1, newestAfter: -1, maxthAfter: -1 }] }];
+    expect(decodeReply(decisions, reply)).to.deep.equal(decoded);
+    expect(decodeReply(decisions, String(reply)), 'an integer given as text').to.deep.equal(decoded);
+    expect(() => decodeReply(decisions, 'OK')).to.throw(StoreError, /Unexpected reply/);
     await client.set(`${ns}:{q}`, 'not a sorted set');
     const failing: ScriptDecision[] = [{ tiers: [{ key: `${ns}:{q}`, rule, store }], now: 1_700_000_000_000_000, dryRun: false }];
     const call = encodeCall(failing);
