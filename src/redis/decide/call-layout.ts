@@ -91,14 +91,17 @@ export function luaFieldSlots(part: string, fields: readonly { readonly name: st
 }
 
 /**
- * The Lua statements that append the values of one part of the reply, in
- * order, to the script's `reply` after its last value `r`, each from the
- * local variable of its name, and each that is not always there only where
- * the Lua boolean named after its presence is true (`readsNewest`); each line
- * indented by `indent`. Written in place rather than as a function, which the
- * script would build anew on every call.
+ * The Lua statements that append the values of one part of the reply (or of
+ * parts in a row), in order, to the script's `reply` after its last value
+ * `r`, each from the local variable of its name, and each that is not always
+ * there only where the Lua boolean named after its presence is true
+ * (`readsNewest`), or not at all where that presence is among `absent` (known
+ * false where the statements stand); each line indented by `indent`. Written
+ * in place rather than as a function, which the script would build anew on
+ * every call.
  */
-export function luaAppend(part: readonly ReplyValue[], indent = ''): string {
+export function luaAppend(parts: readonly ReplyValue[], indent = '', absent: readonly Presence[] = []): string {
+  const part = parts.filter((value) => !absent.includes(value.when));
   const lines: string[] = [];
   for (let i = 0; i < part.length; ) {
     // Values in a row that are there under the same condition go in one statement.

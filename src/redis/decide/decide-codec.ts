@@ -6,7 +6,8 @@ import { StoreError } from '../../errors/store-error.js';
 import { readInteger } from '../replies.js';
 import { decodeValues, encodeFields, encodeKeys, type ReplyCursor } from './call-layout.js';
 import type { WindowRule } from '../../core/decision-model.js';
-import { DECIDE_SCRIPT, DECISION_HEADER, RULE, TIER_ARGUMENTS, TIER_KEYS, type ScriptDecision } from './decide-script.js';
+import { DECIDE_SCRIPT, DECISION_HEADER, RULE, type ScriptDecision, takesShortPath, TIER_ARGUMENTS, TIER_KEYS } from './decide-script.js';
+import type { Tier } from '../../core/store.js';
 import { DRY_RUN_TIER, type NamesOf, readsNewest, RECORDED_TIER, REPLY_HEADER, type ReplyValue, unpackReply } from './decide-reply.js';
 
 type Named<Part extends readonly ReplyValue[]> = { readonly [Name in NamesOf<Part>]: number };
@@ -38,18 +39,30 @@ export function encodeCall(decisions: readonly ScriptDecision[]): { keys: string
   const args: (string | number)[] = [0];
   // The call's rules, by identity (a limiter's tiers keep theirs): a batch of one limiter's decisions sends its rule once.
   const rules: WindowRule[] = [];
-  for (const decision of decisions) {
-    encodeFields(args, DECISION_HEADER, decision);
+  // A decision takes the short path where no later decision of the call uses its key (it then sets the TTL at once).
+  const lastUse = decisions.length > 1 ? lastUses(decisions) : undefined;
+  for (const [i, decision] of decisions.entries()) {
+    const shortPath = takesShortPath(decision) && (lastUse === undefined || lastUse.get((decision.tiers[0] as Tier).key) === i);
+    encodeFields(args, DECISION_HEADER, { decision, shortPath });
     for (const tier of decision.tiers) {
       encodeKeys(keys, TIER_KEYS, tier);
       let place = rules.indexOf(tier.rule) + 1;
       if (place === 0) place = rules.push(tier.rule);
-      encodeFields(args, TIER_ARGUMENTS, place);
+      encodeFields(args, TIER_ARGUMENTS, { tier, decision, place });
     }
   }
   args[0] = rules.length;
   for (const rule of rules) encodeFields(args, RULE, rule);
   return { keys, args };
+}
+
+/** The place in `decisions` of the last decision that uses each key. */
+function lastUses(decisions: readonly ScriptDecision[]): Map<string, number> {
+  const last = new Map<string, number>();
+  decisions.forEach((decision, i) => {
+    for (const tier of decision.tiers) last.set(tier.key, i);
+  });
+  return last;
 }
 
 /** A decision's header at the cursor: its verdict, and the time Redis's clock gave it (-1 where the caller gave it). */

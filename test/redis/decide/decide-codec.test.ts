@@ -13,7 +13,7 @@ import { IORedisAdapter } from '../../../src/redis/adapters/ioredis-adapter.js';
 import { callSizeOf, decodeReply, encodeCall } from '../../../src/redis/decide/decide-codec.js';
 import { DECIDE_SCRIPT, DECISION_HEADER, RULE, TIER_ARGUMENTS, TIER_KEYS, type ScriptDecision } from '../../../src/redis/decide/decide-script.js';
 import { luaAppend } from '../../../src/redis/decide/call-layout.js';
-import { DRY_RUN_TIER, PACKED_REPLY, RECORDED_TIER, REPLY_HEADER, unpackReply } from '../../../src/redis/decide/decide-reply.js';
+import { DRY_RUN_TIER, PACKED_REPLY, type Presence, RECORDED_TIER, REPLY_HEADER, type ReplyValue, unpackReply } from '../../../src/redis/decide/decide-reply.js';
 import { RedisStore } from '../../../src/redis/redis-store.js';
 import { StoreError } from '../../../src/errors/store-error.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
@@ -40,10 +40,27 @@ describe('the decide script call layout', () => {
     // Each part of the reply is appended in place from local variables named as in the layout (Redis refuses a
     // script that reads an undeclared name).
     const unindented = (lua: string): string => lua.replace(/^ +/gm, '');
-    for (const [part, uses] of [[REPLY_HEADER, 2], [RECORDED_TIER, 2], [DRY_RUN_TIER, 1]] as const) {
-      const appends = unindented(DECIDE_SCRIPT.lua).split(unindented(luaAppend(part))).length - 1;
-      expect(appends, part.map((value) => value.name).join(', ')).to.equal(uses);
+    // The short path appends a decision's header and its tier in one go, without the values it never has.
+    const appended: [readonly ReplyValue[], readonly Presence[], number][] = [
+      [REPLY_HEADER, [], 2],
+      [RECORDED_TIER, [], 2],
+      [DRY_RUN_TIER, [], 1],
+      // Once on the short path, and as the start of the whole header's twice.
+      [REPLY_HEADER, ['redisClock'], 3],
+      [[...REPLY_HEADER, ...RECORDED_TIER], ['redisClock', 'readsNewest'], 1],
+    ];
+    for (const [part, absent, uses] of appended) {
+      const appends = unindented(DECIDE_SCRIPT.lua).split(unindented(luaAppend(part, '', absent))).length - 1;
+      expect(appends, `${part.map((value) => value.name).join(', ')} without ${absent.join(', ')}`).to.equal(uses);
     }
+    expect(luaAppend([...REPLY_HEADER, ...RECORDED_TIER], '', ['redisClock', 'readsNewest']).split('\n')).to.deep.equal([
+      'reply[r + 1], reply[r + 2], reply[r + 3] = verdict, count, countAfter',
+      'r = r + 3',
+      'if fullAfter then',
+      '  reply[r + 1] = maxthAfter',
+      '  r = r + 1',
+      'end',
+    ]);
     expect(luaAppend(RECORDED_TIER).split('\n')).to.deep.equal([
       'reply[r + 1], reply[r + 2] = count, countAfter',
       'r = r + 2',
