@@ -103,6 +103,9 @@ export const RULE: readonly Field<WindowRule>[] = [
   textField('actionTtl', (rule) => microsecondsToWholeMillisecondsUp(rule.intervalUs) + 1),
 ];
 
+// The Lua names of the values a packed reply carries, in order.
+const PACKED_NAMES = Array.from({ length: PACKED_REPLY.maxValues }, (_, i) => `packed${i + 1}`);
+
 /**
  * Decides attempts for one id each, across one or more tiers, one after the other in the order given, each
  * atomically and exactly as if it had been sent alone, and records them (docs/semantics.md: the steps, and
@@ -157,7 +160,7 @@ local redisNow, redisNowText
 -- before the drop and after, max(S) where it is read, and its window's cutoff as text; and the last keys of this
 -- tier the call wrote, so that a hot id's batch gives each key its TTL once.
 local state_rule, state_held, state_count, state_newest, state_lastKey, state_lastActions, state_cutoff, state_width = 1, 2, 3, 4, 5, 6, 7, 7
-local state = {0, 0, 0, 0, false, false, ''}
+local state -- made by the first decision on the general path
 -- The keys written and the TTL each takes at the end of the call, in pairs, in the order written (made by the first
 -- decision that lists one).
 local expiring, e = nil, 0
@@ -200,6 +203,7 @@ ${luaAppend([...REPLY_HEADER, ...RECORDED_TIER], '      ', ['redisClock', 'reads
     a0 = a0 + short_width
   else
     local n, actionId = shape + 0, ''
+    state = state or {0, 0, 0, 0, false, false, ''}
     if n < 0 then n, member, actionId = -n, '', member end
     local record = member ~= '' or actionId ~= ''
     -- The time as a number where the decision needs one (a gap rule, a max of 1, Redis's clock).
@@ -341,14 +345,13 @@ ${luaAppend(RECORDED_TIER, '          ')}
   end
 end
 for i = 1, e, 2 do call('PEXPIRE', expiring[i], expiring[i + 1]) end
--- A few small values come back as one integer (PACKED_REPLY), which Redis answers for much less than an array.
+-- A few small values come back as one integer (PACKED_REPLY), which Redis answers for much less than an array: a
+-- value absent reads -1 and adds nothing.
 if r <= ${PACKED_REPLY.maxValues} then
-  local packed, shift = r, 4
-  for i = 1, r do
-    if reply[i] > ${PACKED_REPLY.largest} then return reply end
-    packed, shift = packed + (reply[i] + 1) * shift, shift * ${2 ** PACKED_REPLY.bits}
+  local ${PACKED_NAMES.join(', ')} = ${PACKED_NAMES.map((_, i) => `reply[${i + 1}] or -1`).join(', ')}
+  if ${PACKED_NAMES.map((name) => `${name} <= ${PACKED_REPLY.largest}`).join(' and ')} then
+    return r + ${PACKED_NAMES.map((name, i) => `(${name} + 1) * ${4 * 2 ** (PACKED_REPLY.bits * i)}`).join(' + ')}
   end
-  return packed
 end
 return reply
 `,
