@@ -8,6 +8,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Contender } from './contenders.js';
 import { BYTES_MAXIMA } from './footprint.js';
+import { COST_BATCHES, COST_KINDS, COST_LABELS, COST_WORKLOAD, costCell } from './redis-cost.js';
 import { median, SCENARIOS } from './measure.js';
 import { evaluateTargets, type BenchData, type TargetResult } from './targets.js';
 import type { ThroughputRecord } from './throughput.js';
@@ -122,6 +123,14 @@ function tables(results: BenchResults, targets: readonly TargetResult[]): Table[
         cell(results, c.id, 'hot-c64', (r) => r.server?.bytesOut),
       ]),
       note: "Many ids unless marked hot. client CPU: user + system time of the contender's own process. Redis CPU: redis-server user + system time, network I/O included. Redis cmd µs: INFO commandstats time of the commands clients sent (nested commands not counted twice). commands: nested ones included.",
+    },
+    {
+      title: "Redis's own time per decision on calls encoded beforehand (µs, median of rounds)",
+      headers: ['contender', 'client', 'one call per decision', 'calls of 32'],
+      rows: (['ioredis', 'node-redis5'] as const)
+        .flatMap((client) => COST_KINDS.map((kind) => [COST_LABELS[kind], client, ...COST_BATCHES.map((batch) => footprint(results, costCell(kind, client, batch), fixed(2)))]))
+        .filter((row) => row.slice(2).some((value) => value !== '')),
+      note: `INFO commandstats usec of EVALSHA / decisions, each contender on a redis-server of its own: ${COST_WORKLOAD.ids.toLocaleString('en-US')} ids visited ${COST_WORKLOAD.visits} times, max ${COST_WORKLOAD.rules.maxInInterval} per minute, ${COST_WORKLOAD.inFlight} calls in flight, the calls encoded before the clock starts. The instructions behind these: npm run bench:instructions.`,
     },
     {
       title: 'In memory: decisions per second (median of runs), latency, heap',

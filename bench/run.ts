@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { closeClients, CONTENDERS, openClients } from './contenders.js';
 import { measureFootprint, measureHeap } from './footprint.js';
+import { measureRedisTime } from './redis-cost.js';
 import { SCENARIOS } from './measure.js';
 import { describeMachine, RESULTS_DIR, writeReport, type BenchResults } from './report.js';
 import { measuringOrder } from './targets.js';
@@ -20,7 +21,7 @@ const USAGE = `npm run bench -- [--quick] [--runs N] [--only TEXT] [--duration M
   --quick        short measurements, for a smoke run
   --runs N       repeat the throughput measurements N times (default 1)
   --only TEXT    only contenders and measurements whose name contains TEXT
-                 (contender ids, scenario ids, or bytes, keys, heap)
+                 (contender ids, scenario ids, or bytes, keys, heap, redis-time)
   --duration MS  one throughput measurement, in ms (default 2000)
   --rebuild      rewrite latest.md and latest.svg from latest.json, measuring nothing`;
 
@@ -82,6 +83,10 @@ async function bench(server: RedisServer): Promise<void> {
     const footprint = await measureFootprint({ admin, clients, namespace, log }, { bytes: pick('bytes', onRedis), keys: pick('keys', onRedis) }, flags.quick ? 200 : 800);
     log('\nHeap per million ids');
     Object.assign(footprint, await measureHeap(server.url, pick('heap', ['lib-memory', 'rrl-memory', 'rlf-memory']), flags.quick ? 100_000 : 1_000_000, log));
+    if (selected('redis-time')) {
+      log('\nRedis time per decision: the decide script and the sliding-log floor on calls encoded beforehand, a redis-server each');
+      Object.assign(footprint, await measureRedisTime(flags.quick ? 1 : 3, log));
+    }
 
     const measured = new Set([...throughput.map((r) => r.contender), ...Object.keys(footprint).map((key) => key.split(' ')[0])]);
     const results: BenchResults = {

@@ -54,9 +54,15 @@ export const TARGETS: readonly TargetRow[] = [
   { name: 'batch: true / script path (a lone call does not wait), {client}, many ids, c1', a: 'lib-batch@{client} many-c1', b: 'lib-script@{client} many-c1', min: 0.8 },
   { name: 'client CPU µs per decision, batch: true, {client}, many ids, c64', a: 'lib-batch@{client} many-c64 client-us', b: 1, max: 7.5 },
   { name: 'client CPU µs per decision, script path, {client}, many ids, c64', a: 'lib-script@{client} many-c64 client-us', b: 1, info: true },
-  // Redis's own time per decision (INFO commandstats) against the least a rolling window costs it: the sliding-log floor.
-  { name: 'Redis time per decision, script path / sliding-log floor, {client}, many ids, c64', a: 'lib-script@{client} many-c64 redis-us', b: 'floor-log@{client} many-c64 redis-us', max: 1.5 },
-  { name: 'Redis time per decision, batch: true / sliding-log floor batched, {client}, many ids, c64', a: 'lib-batch@{client} many-c64 redis-us', b: 'floor-log-batch@{client} many-c64 redis-us', max: 1.2 },
+  // Redis's own time per decision (INFO commandstats) against the least a rolling window costs it, the sliding-log
+  // floor, on calls encoded beforehand and sent alike (redis-cost.ts): the script's work alone.
+  { name: 'Redis time per decision, decide script / sliding-log floor, one call per decision, {client}', a: 'decide-script@{client} redis-us-1', b: 'sliding-log@{client} redis-us-1', max: 1.5 },
+  { name: 'Redis time per decision, decide script / sliding-log floor, calls of 32, {client}', a: 'decide-script@{client} redis-us-32', b: 'sliding-log@{client} redis-us-32', max: 1.2 },
+  { name: 'Redis time per decision, default path (countBlocked true) / sliding-log floor, one call per decision, {client}', a: 'decide-script-cb@{client} redis-us-1', b: 'sliding-log@{client} redis-us-1', info: true },
+  // The same in the throughput cells, where a contender whose client works harder also slows redis-server down (two
+  // cores, and commandstats counts the time a command waited for the CPU).
+  { name: 'Redis time per decision under load, script path / sliding-log floor, {client}, many ids, c64', a: 'lib-script@{client} many-c64 redis-us', b: 'floor-log@{client} many-c64 redis-us', max: 1.5, info: true },
+  { name: 'Redis time per decision under load, batch: true / sliding-log floor batched, {client}, many ids, c64', a: 'lib-batch@{client} many-c64 redis-us', b: 'floor-log-batch@{client} many-c64 redis-us', max: 1.2, info: true },
   { name: 'Redis time per decision, default path (countBlocked true) / sliding-log floor, {client}, many ids, c64', a: 'lib-script-cb@{client} many-c64 redis-us', b: 'floor-log@{client} many-c64 redis-us', info: true },
   { name: 'Redis time per decision, MULTI path / sliding-log floor, {client}, many ids, c64', a: 'lib-multi@{client} many-c64 redis-us', b: 'floor-log@{client} many-c64 redis-us', info: true },
   { name: 'Redis time per decision, 3-tier stack / script path, {client}, many ids, c64', a: 'lib-stack3@{client} many-c64 redis-us', b: 'lib-script@{client} many-c64 redis-us', info: true },
