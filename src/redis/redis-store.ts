@@ -1,28 +1,72 @@
 import { UnsupportedError } from '../errors/unsupported-error.js';
-import { actionRecordsKey, admittedMember } from '../core/identity.js';
 import type { RedisAdapter } from './adapters/adapter.js';
 import type { ConnectionProblem } from '../errors/timeout-error.js';
-import { readInteger } from './replies.js';
 import { attemptWithMulti, peekWithMulti } from './decide/multi-path.js';
 import { decideWithScript } from './decide/script-path.js';
 import { batcherFor } from './decide/decision-batcher.js';
+import { clearWithMulti, clearWithScript, undoWithMulti, undoWithScript } from './clear-and-undo.js';
 import type { Store, StoreDecision, Tier } from '../core/store.js';
 
 /**
  * How a Redis store decides, fixed when it is assembled (options/assemble.ts
  * is the one place that chooses):
  *
- * - `'script'`: every attempt is one EVALSHA of the decide script;
+ * - `'script'`: every attempt and dry run is one EVALSHA of the decide script
+ *   (a dry run in its dry-run mode), `clear` and `undo` one EVALSHA each of
+ *   their own scripts;
  * - `'batch'`: attempts and dry runs go in the next batch of decide script
- *   calls of the client;
+ *   calls of the client; `clear` and `undo` as on `'script'`;
  * - `'multi'`: one MULTI of plain commands (`useScript: false`, or a client
  *   without scripts such as redis-mock), for one limiter that counts blocked
- *   attempts, on the caller's clock, without action ids.
+ *   attempts, on the caller's clock, without action ids; a dry run is a
+ *   read-only MULTI, `clear` and `undo` a MULTI each.
  *
- * Outside a batch, a dry run is a read-only MULTI, or the decide script in
- * dry-run mode with the Redis clock (the time must be read inside Redis).
+ * The scripts also run where a MULTI cannot: on a server at its `maxmemory`
+ * under `noeviction`, Redis refuses whatever is queued in a MULTI, but runs
+ * these scripts whose writes only free memory (a dry run writes nothing), so
+ * `clear`, `undo` and dry runs still work there (attempts, which must add,
+ * fail on every path).
  */
 export type RedisPath = 'script' | 'batch' | 'multi';
+
+/** What a store does for each of its operations, on one {@link RedisPath}. */
+interface Way {
+  attempt(redis: RedisAdapter, tiers: readonly Tier[], now: number | undefined, actionId: string | undefined): Promise<StoreDecision>;
+  peek(redis: RedisAdapter, tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision>;
+  clear(redis: RedisAdapter, keys: readonly string[]): Promise<void>;
+  undo(redis: RedisAdapter, keys: readonly string[], actionId: string): Promise<boolean>;
+}
+
+/** Each path's way, chosen once per store. */
+const WAYS: Readonly<Record<RedisPath, Way>> = {
+  script: {
+    attempt: (redis, tiers, now, actionId) => decideWithScript(redis, { tiers, now, dryRun: false, actionId }),
+    peek: (redis, tiers, now) => decideWithScript(redis, { tiers, now, dryRun: true }),
+    clear: clearWithScript,
+    undo: undoWithScript,
+  },
+  batch: {
+    attempt: (redis, tiers, now, actionId) => batcherFor(redis).decide({ tiers, now, dryRun: false, actionId }),
+    peek: (redis, tiers, now) => batcherFor(redis).decide({ tiers, now, dryRun: true }),
+    clear: clearWithScript,
+    undo: undoWithScript,
+  },
+  multi: {
+    attempt: async (redis, tiers, now, actionId) => {
+      if (actionId !== undefined) {
+        // Action ids come with each call, so this is the one refusal that cannot be made when the limiter is built.
+        throw new UnsupportedError(
+          `Action ids need the decide script, and this limiter decides with plain commands (${redis.supportsScripts ? '`useScript: false`' : `${redis.kind} cannot run scripts`})`,
+        );
+      }
+      // The MULTI path serves one tier on the caller's clock (the Redis clock needs the script).
+      return attemptWithMulti(redis, tiers[0] as Tier, now as number);
+    },
+    peek: (redis, tiers, now) => peekWithMulti(redis, tiers, now as number),
+    clear: clearWithMulti,
+    undo: undoWithMulti,
+  },
+};
 
 /** The Redis store: one client, one way to decide. */
 export class RedisStore implements Store {
@@ -30,10 +74,12 @@ export class RedisStore implements Store {
   readonly adapter: RedisAdapter;
   /** The way this store decides. */
   readonly path: RedisPath;
+  readonly #way: Way;
 
   constructor(adapter: RedisAdapter, path: RedisPath) {
     this.adapter = adapter;
     this.path = path;
+    this.#way = WAYS[path];
   }
 
   /** A store on the same client that decides another way (a stack's own, for example with `batch: true`). */
@@ -46,32 +92,19 @@ export class RedisStore implements Store {
   }
 
   async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
-    if (this.path === 'batch') return batcherFor(this.adapter).decide({ tiers, now, dryRun: false, actionId });
-    if (this.path === 'script') return decideWithScript(this.adapter, { tiers, now, dryRun: false, actionId });
-    if (actionId !== undefined) {
-      // Action ids come with each call, so this is the one refusal that cannot be made when the limiter is built.
-      throw new UnsupportedError(
-        `Action ids need the decide script, and this limiter decides with plain commands (${this.adapter.supportsScripts ? '`useScript: false`' : `${this.adapter.kind} cannot run scripts`})`,
-      );
-    }
-    return attemptWithMulti(this.adapter, tiers[0] as Tier, now as number);
+    return this.#way.attempt(this.adapter, tiers, now, actionId);
   }
 
   async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
-    if (this.path === 'batch') return batcherFor(this.adapter).decide({ tiers, now, dryRun: true });
-    if (now !== undefined) return peekWithMulti(this.adapter, tiers, now);
-    return decideWithScript(this.adapter, { tiers, now, dryRun: true });
+    return this.#way.peek(this.adapter, tiers, now);
   }
 
   async clear(keys: readonly string[]): Promise<void> {
-    await this.adapter.transaction(keys.flatMap((key) => [['del', key], ['del', actionRecordsKey(key)]]));
+    return this.#way.clear(this.adapter, keys);
   }
 
   async undo(keys: readonly string[], actionId: string): Promise<boolean> {
-    const member = admittedMember(actionId);
-    const replies = await this.adapter.transaction(keys.flatMap((key) => [['zrem', key, member], ['zrem', actionRecordsKey(key), member]]));
-    // Every other reply is the key's own.
-    return replies.some((reply, i) => i % 2 === 0 && readInteger(reply, 'ZREM') > 0);
+    return this.#way.undo(this.adapter, keys, actionId);
   }
 
   connectionProblem(): ConnectionProblem | undefined {

@@ -1,0 +1,39 @@
+// `clear` and `undo` on Redis, each one atomic step over an id's keys (one
+// hash slot): a script where the client runs scripts, which Redis also runs
+// at its `maxmemory` (src/redis/scripts/clear-script.ts says why), and a
+// MULTI of the same commands where it does not (redis-mock, `useScript: false`).
+
+import { actionRecordsKey, admittedMember } from '../core/identity.js';
+import type { RedisAdapter } from './adapters/adapter.js';
+import { readInteger } from './replies.js';
+import { CLEAR_SCRIPT } from './scripts/clear-script.js';
+import { runScript } from './scripts/run-script.js';
+import { UNDO_SCRIPT } from './scripts/undo-script.js';
+
+/** Each key followed by its action-records key: what `clear` deletes and `undo` removes from. */
+function withActionRecords(keys: readonly string[]): string[] {
+  return keys.flatMap((key) => [key, actionRecordsKey(key)]);
+}
+
+/** Deletes the keys (and their action records) in one call of {@link CLEAR_SCRIPT}. */
+export function clearWithScript(redis: RedisAdapter, keys: readonly string[]): Promise<void> {
+  return runScript(redis, CLEAR_SCRIPT, withActionRecords(keys), [], () => undefined);
+}
+
+/** Deletes the keys (and their action records) in one MULTI of `DEL`s. */
+export async function clearWithMulti(redis: RedisAdapter, keys: readonly string[]): Promise<void> {
+  await redis.transaction(withActionRecords(keys).map((key) => ['del', key]));
+}
+
+/** Removes the admitted action from the keys in one call of {@link UNDO_SCRIPT}; true when a key held it. */
+export function undoWithScript(redis: RedisAdapter, keys: readonly string[], actionId: string): Promise<boolean> {
+  return runScript(redis, UNDO_SCRIPT, withActionRecords(keys), [admittedMember(actionId)], (reply) => readInteger(reply, `the ${UNDO_SCRIPT.name} script`) > 0);
+}
+
+/** Removes the admitted action from the keys in one MULTI of `ZREM`s; true when a key held it. */
+export async function undoWithMulti(redis: RedisAdapter, keys: readonly string[], actionId: string): Promise<boolean> {
+  const member = admittedMember(actionId);
+  const replies = await redis.transaction(withActionRecords(keys).map((key) => ['zrem', key, member]));
+  // Every other reply is the key's own; the others are its action records'.
+  return replies.some((reply, i) => i % 2 === 0 && readInteger(reply, 'ZREM') > 0);
+}
