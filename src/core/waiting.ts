@@ -4,7 +4,7 @@
 import { RateLimitedError } from '../errors/rate-limited-error.js';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { AttemptOptions, LimiterId } from './identity.js';
-import { duration, either, func, normalize, numberIn, object, oneOf, optional, renamed, string, MAX_INTEGER, MAX_MILLISECONDS, type Check, type Duration } from './check.js';
+import { duration, either, func, normalize, numberIn, object, oneOf, optional, renamed, string, MAX_INTEGER, MAX_MILLISECONDS, type Check, type Duration, type Normalized } from './check.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 import type { FallbackLimiter } from './store-error-policy.js';
 
@@ -82,11 +82,24 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** How a wait goes, once its options are checked. */
+interface WaitPlan {
+  readonly maxWaitMs: number;
+  readonly jitter: number;
+  readonly signal: AbortSignal | undefined;
+}
+
+/** The plan of checked wait options (`maxWait` or its former name `maxWaitMs`, not both). */
+function waitPlan({ maxWait, maxWaitMs, jitter, signal }: Omit<Normalized<typeof WAIT_SCHEMA>, 'actionId'>): WaitPlan {
+  return { maxWaitMs: renamed(maxWait, maxWaitMs, 'maxWait', 'maxWaitMs') ?? Infinity, jitter, signal };
+}
+
 /**
  * Resolves with the decision once an action for `id` has been admitted. With
  * `peekFirst` (a limiter that records blocked attempts), each turn attempts
  * only when a dry run says the action fits, so that waiting workers do not
- * fill the window with their own blocked attempts.
+ * fill the window with their own blocked attempts. The options are read as
+ * given: the caller passes only the user's own properties.
  */
 export async function waitUntilAllowed<Info extends RateLimitInfo>(
   limiter: WaitableLimiter<Info>,
@@ -94,9 +107,19 @@ export async function waitUntilAllowed<Info extends RateLimitInfo>(
   peekFirst: boolean,
   options: WaitOptions = {},
 ): Promise<Info> {
-  const { maxWait, maxWaitMs: formerMaxWait, jitter, signal, actionId } = normalize(options, WAIT_SCHEMA, 'the options', { allowMissing: true });
-  const maxWaitMs = renamed(maxWait, formerMaxWait, 'maxWait', 'maxWaitMs') ?? Infinity;
-  const attemptOptions: AttemptOptions = actionId === undefined ? {} : { actionId };
+  const { actionId, ...checked } = normalize(options, WAIT_SCHEMA, 'the options', { allowMissing: true });
+  return waitFor(limiter, id, peekFirst, waitPlan(checked), actionId);
+}
+
+/** The loop of {@link waitUntilAllowed}, on checked options. */
+async function waitFor<Info extends RateLimitInfo>(
+  limiter: WaitableLimiter<Info>,
+  id: LimiterId,
+  peekFirst: boolean,
+  { maxWaitMs, jitter, signal }: WaitPlan,
+  actionId: string | undefined,
+): Promise<Info> {
+  const attemptOptions: AttemptOptions | undefined = actionId === undefined ? undefined : { actionId };
   const started = Date.now();
   for (;;) {
     if (signal?.aborted) throw signal.reason;
@@ -145,16 +168,18 @@ export function wrapFunction<Args extends unknown[], Result, Info extends RateLi
   if (typeof options !== 'object' || options === null || typeof options.id !== 'function') {
     throw new InvalidOptionTypeError('Expected `id` to be a function from the arguments to an id', 'id', (options as { id?: unknown } | null)?.id);
   }
-  const { whenLimited } = normalize(options, WRAP_SCHEMA, 'the options');
-  const { id, actionId: actionIdOf, whenLimited: _whenLimited, ...waitOptions } = options;
+  // Checked once, here: each call reads these, never the caller's object again.
+  const { id, actionId: actionIdOf, whenLimited, ...waitOptions } = normalize(options, WRAP_SCHEMA, 'the options');
+  const plan = waitPlan(waitOptions);
+  const idOf = id as (...args: Args) => LimiterId;
+  const actionIdOfCall = actionIdOf as ((...args: Args) => string) | undefined;
   return async (...args: Args): Promise<Awaited<Result>> => {
-    const key = id(...args);
-    const actionId = actionIdOf?.(...args);
-    const attempt: AttemptOptions = actionId === undefined ? {} : { actionId };
+    const key = idOf(...args);
+    const actionId = actionIdOfCall?.(...args);
     if (whenLimited === 'wait') {
-      await waitUntilAllowed(limiter, key, peekFirst, { ...waitOptions, ...attempt });
+      await waitFor(limiter, key, peekFirst, plan, actionId);
     } else {
-      const info = await limiter.limitWithInfo(key, attempt);
+      const info = await limiter.limitWithInfo(key, actionId === undefined ? undefined : { actionId });
       if (info.blocked) throw new RateLimitedError(info);
     }
     return await fn(...args);

@@ -2,6 +2,7 @@ import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } fr
 import { normalizeActionId, type AttemptOptions, type LimiterId } from '../core/identity.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import type { TieredCore } from '../core/tiered-core.js';
+import { ownOption, ownOptions } from '../options/own-options.js';
 
 /**
  * The methods every limiter has, whether one {@link RollingRateLimiter} or a
@@ -26,7 +27,8 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    * tiers with `countBlocked: true`).
    *
    * @param id The id to limit, usually a user id.
-   * @param options `actionId`: makes the attempt idempotent and undoable (see {@link AttemptOptions}).
+   * @param options `actionId`: makes the attempt idempotent and undoable (see {@link AttemptOptions}); an own property
+   *   of the object (an inherited one is ignored), as every option of the library.
    * @returns `true` when the action is blocked and must not happen, `false` when it may go ahead.
    * @throws TypeError (as a rejection) when `id` is not a non-empty string or a finite number.
    * @throws {@link StoreError} or {@link TimeoutError} (as a rejection) when the store fails.
@@ -52,7 +54,7 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    * ```
    */
   async limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<Info> {
-    const actionId = options?.actionId;
+    const actionId = ownOption(options, 'actionId');
     return this.#core.decide(id, 'attempt', actionId === undefined ? undefined : normalizeActionId(actionId));
   }
 
@@ -83,7 +85,7 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    * @throws The signal's reason (as a rejection) when `signal` aborts.
    */
   async waitUntilAllowed(id: LimiterId, options: WaitOptions = {}): Promise<Info> {
-    return waitUntilAllowed(this, id, this.#core.countsBlocked, options);
+    return waitUntilAllowed(this, id, this.#core.countsBlocked, ownOptions(options));
   }
 
   /**
@@ -93,7 +95,7 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    * (`whenLimited: 'wait'`). The README's "Wrapping a function" has an example.
    */
   wrap<Args extends unknown[], Result>(fn: (...args: Args) => Result, options: WrapOptions<Args>): (...args: Args) => Promise<Awaited<Result>> {
-    return wrapFunction(this, this.#core.countsBlocked, fn, options);
+    return wrapFunction(this, this.#core.countsBlocked, fn, ownOptions(options));
   }
 
   /**

@@ -3,6 +3,7 @@
 import { duration, integer, MAX_INTEGER, normalize, optional, renamed } from '../core/check.js';
 import type { Duration } from '../core/check.js';
 import { DEFAULT_CIRCUIT_BREAKER, type NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
+import { ownOptions } from './own-options.js';
 
 /** The `circuitBreaker` option: how many failures open the circuit, and for how long. */
 export interface CircuitBreakerOptions {
@@ -35,13 +36,14 @@ const BREAKER_SCHEMA = {
 /**
  * Checks a `circuitBreaker` option without touching the caller's object:
  * `undefined` gives the defaults (5 failures, 1 s), `false` turns the
- * breaker off, an object fills in the fields it leaves out. Messages name the
- * field, e.g. `circuitBreaker.failureThreshold`.
+ * breaker off, an object fills in the fields it leaves out (its own fields
+ * only: an inherited one is ignored). Messages name the field, e.g.
+ * `circuitBreaker.failureThreshold`.
  */
 export function circuitBreakerOption(value: unknown, name = 'circuitBreaker'): NormalizedCircuitBreakerOptions | false {
   if (value === undefined) return DEFAULT_CIRCUIT_BREAKER;
   if (value === false) return false;
-  const { failureThreshold, cooldown, cooldownMs } = normalize(value, BREAKER_SCHEMA, `\`${name}\``, {
+  const { failureThreshold, cooldown, cooldownMs } = normalize(ownOptions(value), BREAKER_SCHEMA, `\`${name}\``, {
     prefix: `${name}.`,
     expected: `\`${name}\` to be an object ({ failureThreshold?, cooldown? }) or false`,
   });

@@ -6,6 +6,7 @@ import { isStoreErrorPolicy, type StoreErrorPolicy } from '../core/store-error-p
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
 import { circuitBreakerOption, type CircuitBreakerOptions } from './circuit-breaker-options.js';
+import { ownOptions } from './own-options.js';
 
 /** Options of {@link RollingRateLimiter}. Only `interval` and `maxInInterval` are required. */
 export interface RollingRateLimiterOptions {
@@ -177,9 +178,13 @@ const LIMITER_SCHEMA = {
 /** The options after validation, with every default filled in (durations in milliseconds). */
 export type NormalizedOptions = Omit<Normalized<typeof LIMITER_SCHEMA>, 'namespace'> & { readonly namespace: string };
 
-/** Validates the caller's options once, without touching them, and fills in the defaults; errors as the README's "Options" says. */
+/**
+ * Validates the caller's options once, without touching them, and fills in the
+ * defaults; errors as the README's "Options" says. Only the object's own
+ * properties are options: an inherited one (a polluted `Object.prototype`) is ignored.
+ */
 export function normalizeLimiterOptions(options: RollingRateLimiterOptions): NormalizedOptions {
-  const checked = normalize(options, LIMITER_SCHEMA, 'the options');
+  const checked = normalize(ownOptions(options), LIMITER_SCHEMA, 'the options');
   const { interval, minDifference, client } = checked;
   if (minDifference > interval) {
     // The window's bookkeeping (trimming, expiry) keeps an action for `interval`: a longer gap could not be kept.
@@ -207,8 +212,8 @@ export type NormalizedStackOptions<Info extends RateLimitInfo> = Omit<Normalized
   readonly onStoreError: StoreErrorPolicy<Info>;
 };
 
-/** Validates a stack's options (an unknown key is refused, as for a limiter) and fills in the defaults. */
+/** Validates a stack's options (own properties only; an unknown key is refused, as for a limiter) and fills in the defaults. */
 export function normalizeStackOptions<Info extends RateLimitInfo>(options: RateLimiterStackOptions<Info> | undefined): NormalizedStackOptions<Info> {
-  const { onStoreError, circuitBreaker, batch } = normalize(options, STACK_SCHEMA, "the stack's options", { allowMissing: true });
+  const { onStoreError, circuitBreaker, batch } = normalize(ownOptions(options), STACK_SCHEMA, "the stack's options", { allowMissing: true });
   return { onStoreError: onStoreError as StoreErrorPolicy<Info>, circuitBreaker, batch };
 }

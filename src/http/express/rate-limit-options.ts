@@ -7,6 +7,7 @@ import { boolean, normalize, optional, type Normalized } from '../../core/check.
 import type { LimiterId } from '../../core/identity.js';
 import type { RateLimitHeaderStyle } from '../headers.js';
 import type { Ipv6Subnet } from '../ip-key.js';
+import { ownOptions } from '../../options/own-options.js';
 import { MIDDLEWARE_DEFAULTS, middlewareSchema, refuseMessageWithOnLimited, type RateLimitMessage } from '../middleware-options.js';
 import type { HttpRateLimiter, InfoOf, RateLimitPolicy } from '../policies.js';
 
@@ -114,10 +115,11 @@ export type NormalizedRateLimitOptions = Normalized<typeof RATE_LIMIT_SCHEMA>;
 /**
  * Checks the middleware's options once, without touching the caller's
  * object: an unknown option or a wrong type is a `TypeError`, a value out of
- * range a `RangeError`, each naming the option and the value.
+ * range a `RangeError`, each naming the option and the value. Only the
+ * object's own properties are read: an inherited one is ignored.
  */
 export function normalizeRateLimitOptions(options: RateLimitOptions<HttpRateLimiter>): NormalizedRateLimitOptions {
-  const checked = normalize(options, RATE_LIMIT_SCHEMA, 'the options');
+  const checked = normalize(ownOptions(options), RATE_LIMIT_SCHEMA, 'the options');
   refuseMessageWithOnLimited(checked);
   return checked;
 }

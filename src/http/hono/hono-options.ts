@@ -10,6 +10,7 @@ import type { LimiterId } from '../../core/identity.js';
 import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
 import type { RateLimitHeaderStyle } from '../headers.js';
 import type { Ipv6Subnet } from '../ip-key.js';
+import { ownOptions } from '../../options/own-options.js';
 import { callbackOption, middlewareSchema, refuseMessageWithOnLimited, type RateLimitMessage } from '../middleware-options.js';
 import type { HttpRateLimiter, InfoOf, RateLimitPolicy } from '../policies.js';
 
@@ -109,10 +110,11 @@ export type NormalizedHonoOptions = Normalized<typeof HONO_SCHEMA>;
  * Checks the middleware's options once, without touching the caller's
  * object: an unknown option or a wrong type is a `TypeError`, a value out of
  * range a `RangeError`, each naming the option and the value; so is giving
- * neither `key` nor `connInfo`, or both.
+ * neither `key` nor `connInfo`, or both. Only the object's own properties
+ * are read: an inherited one is ignored.
  */
 export function normalizeHonoOptions(options: RateLimitOptions<HttpRateLimiter>): NormalizedHonoOptions {
-  const checked = normalize(options, HONO_SCHEMA, 'the options');
+  const checked = normalize(ownOptions(options), HONO_SCHEMA, 'the options');
   refuseMessageWithOnLimited(checked);
   if (checked.key === undefined && checked.connInfo === undefined) {
     throw new InvalidOptionTypeError(

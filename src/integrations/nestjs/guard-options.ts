@@ -12,6 +12,7 @@ import { HEADER_DEFAULTS, HEADER_SCHEMA, type RateLimitHeaderStyle } from '../..
 import { DEFAULT_IPV6_SUBNET, ipv6SubnetOption, ipWithoutPort, reduceIp, type Ipv6Subnet } from '../../http/ip-key.js';
 import type { RedisClient } from '../../redis/adapters/client-types.js';
 import { storeErrorPolicy } from '../../options/limiter-options.js';
+import { ownOptions } from '../../options/own-options.js';
 
 /**
  * The id a request is limited by, from the request (Express's or Fastify's,
@@ -72,9 +73,9 @@ const GUARD_SCHEMA = {
 /** {@link RollingWindowGuardOptions} once checked, every default filled in. */
 export type NormalizedGuardOptions = Normalized<typeof GUARD_SCHEMA>;
 
-/** Checks the guard's options once, without touching the caller's object. */
+/** Checks the guard's options once, without touching the caller's object (its own properties only: an inherited one is ignored). */
 export function normalizeGuardOptions(options: RollingWindowGuardOptions): NormalizedGuardOptions {
-  return normalize(options, GUARD_SCHEMA, 'the RollingWindowGuard options', { allowMissing: true });
+  return normalize(ownOptions(options), GUARD_SCHEMA, 'the RollingWindowGuard options', { allowMissing: true });
 }
 
 /** The request fields the default key reads, on Express and on Fastify. */
