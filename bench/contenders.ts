@@ -142,6 +142,8 @@ const windowRule = (rules: Rules, countBlocked: boolean) => ({
   maxInInterval: rules.maxInInterval,
   minDifferenceUs: rules.minDifference * 1000,
   countBlocked,
+  // The default timeout: records outlive their window by the time a call may be in flight.
+  inFlightUs: 2_000_000,
 });
 
 /**

@@ -14,6 +14,28 @@ export interface WindowRule {
   readonly minDifferenceUs: number;
   /** Whether blocked attempts are recorded too. */
   readonly countBlocked: boolean;
+  /**
+   * How long a call may be in flight between its stamp and the store running it (the limiter's `timeout`):
+   * records are kept, and keys live, this much longer than the window, so that a call stamped inside a record's
+   * window still finds it when it arrives late or out of stamp order (docs/semantics.md, "Time in flight").
+   */
+  readonly inFlightUs: number;
+}
+
+/**
+ * How long a record is kept after its stamp, and a key lives after its last write: the window and the time a call
+ * stamped inside it may still be in flight.
+ */
+export function retentionUs(rule: WindowRule): number {
+  return rule.intervalUs + rule.inFlightUs;
+}
+
+/**
+ * The stamp at or before which a decision at `now` may forget records: no call that runs within `inFlightUs` of
+ * its stamp can count them any more. Records after it but at or before `now - interval` are kept and not counted.
+ */
+export function forgetUpTo(rule: WindowRule, now: number): number {
+  return now - retentionUs(rule);
 }
 
 /** The recorded set S' after the attempt (S' = S when the attempt was not recorded). */

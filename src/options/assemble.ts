@@ -65,9 +65,16 @@ export function assembleLimiter(options: NormalizedOptions): TieredCore<RateLimi
   const redis = options.client === undefined ? undefined : adapterFor(options.client);
   const path = limiterPath(options, redis);
   const store = redis === undefined ? new MemoryStore() : new RedisStore(redis, path as RedisPath);
-  const { interval, maxInInterval, minDifference, countBlocked, namespace, clock } = options;
+  const { interval, maxInInterval, minDifference, countBlocked, namespace, clock, timeout } = options;
   const tier: TierSpec = {
-    rule: { intervalUs: millisecondsToMicroseconds(interval), maxInInterval, minDifferenceUs: millisecondsToMicroseconds(minDifference), countBlocked },
+    rule: {
+      intervalUs: millisecondsToMicroseconds(interval),
+      maxInInterval,
+      minDifferenceUs: millisecondsToMicroseconds(minDifference),
+      countBlocked,
+      // A call may reach the store up to `timeout` after its stamp: its records are kept that much longer.
+      inFlightUs: millisecondsToMicroseconds(timeout),
+    },
     keys: new KeyBuilder(namespace),
     store,
     namespace,
@@ -93,10 +100,15 @@ export function assembleStack<Info extends RateLimitInfo>(
   options: NormalizedStackOptions<Info>,
   present: (infos: readonly RateLimitInfo[], tiers: readonly TierSpec[]) => Info,
 ): TieredCore<Info> {
-  const tiers = cores.map((core) => core.tiers[0] as TierSpec);
+  const timeoutMs = Math.max(...cores.map((core) => core.options.timeoutMs));
+  // A stack's call may be in flight for the stack's timeout, the longest of its limiters': each tier keeps its records that long.
+  const tiers = cores.map((core): TierSpec => {
+    const tier = core.tiers[0] as TierSpec;
+    const inFlightUs = millisecondsToMicroseconds(timeoutMs);
+    return tier.rule.inFlightUs === inFlightUs ? tier : { ...tier, rule: { ...tier.rule, inFlightUs } };
+  });
   checkStackable(tiers, cores.map((core) => core.options.clock));
   const store = stackStore((tiers[0] as TierSpec).store, options.batch);
-  const timeoutMs = Math.max(...cores.map((core) => core.options.timeoutMs));
   const { clock, readClock } = (cores[0] as TieredCore<RateLimitInfo>).options;
   return new TieredCore(tiers, {
     clock,

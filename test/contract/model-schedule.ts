@@ -4,17 +4,33 @@
 import { expect } from 'chai';
 import type { SeededRandom } from '../support/random.js';
 
-/** How a schedule's time behaves. */
-export type Timing = 'one clock' | 'two clocks' | 'steps back';
+/**
+ * How a schedule's time behaves: one clock; two processes' clocks apart; one clock that steps back now and then;
+ * or calls that reach the store late, by up to the limiter's timeout, and so out of stamp order.
+ */
+export type Timing = 'one clock' | 'two clocks' | 'steps back' | 'late';
 
 /** How far apart the two processes' clocks are. */
 export const SKEW_US = 2_000_000;
 /** How far a stepping clock steps back. */
 export const STEP_BACK_US = 4_000_000;
+/** How long a call may be in flight: the limiter's default `timeout`, 2 s. */
+export const IN_FLIGHT_US = 2_000_000;
 
 export function randomTiming(random: SeededRandom): Timing {
   const roll = random.next();
-  return roll < 0.25 ? 'two clocks' : roll < 0.42 ? 'steps back' : 'one clock';
+  return roll < 0.2 ? 'two clocks' : roll < 0.33 ? 'steps back' : roll < 0.6 ? 'late' : 'one clock';
+}
+
+/**
+ * How late a call reaches the store after its stamp, up to {@link IN_FLIGHT_US}: its stamp is that much before the
+ * store's present, and calls made after it may carry later stamps (they arrive first). Often 0 or exactly the most.
+ */
+export function randomLateness(random: SeededRandom, rules: { intervalMs: number; minDifferenceMs: number }): number {
+  return Math.min(
+    IN_FLIGHT_US,
+    random.pick([0, 0, IN_FLIGHT_US, IN_FLIGHT_US - 1, random.int(0, IN_FLIGHT_US), random.int(0, IN_FLIGHT_US), rules.minDifferenceMs * 1000, 1]),
+  );
 }
 
 /** A time step that often lands exactly on the window or gap boundary, or on 0 (two attempts in one microsecond). */
@@ -51,33 +67,43 @@ export function randomActionId(random: SeededRandom, forUndo: boolean): string |
 
 /**
  * The admissions a limiter answered (not undone, since the last clear), per
- * id, checked against the promise: at most `maxInInterval` in any window of
- * `interval`. On a clock that only moves forward, checking the window that
- * ends at each admission covers every window.
+ * id, checked against the promise, whatever order they were stamped in: at
+ * most `maxInInterval` in any window of `interval` (every window that holds
+ * the new admission: the one ending at it, and those ending at each later
+ * admission within `interval`), and at least `minDifference` between any two.
  */
 export class AdmissionLog {
   readonly #intervalUs: number;
   readonly #max: number;
+  readonly #gapUs: number;
   readonly #admitted = new Map<string, { t: number; actionId: string | undefined }[]>();
 
-  constructor(intervalUs: number, max: number) {
+  constructor(intervalUs: number, max: number, gapUs = 0) {
     this.#intervalUs = intervalUs;
     this.#max = max;
+    this.#gapUs = gapUs;
   }
 
   admit(id: string, t: number, actionId: string | undefined, where: string): void {
     const admitted = this.#admitted.get(id) ?? [];
+    if (this.#gapUs > 0 && admitted.length > 0) {
+      const nearest = Math.min(...admitted.map((admission) => Math.abs(admission.t - t)));
+      expect(nearest, `${where}: the nearest admission not undone`).to.be.at.least(this.#gapUs);
+    }
     admitted.push({ t, actionId });
     this.#admitted.set(id, admitted);
-    const inWindow = admitted.filter((admission) => admission.t > t - this.#intervalUs && admission.t <= t).length;
-    expect(inWindow, `${where}: admissions not undone in the window ending now`).to.be.at.most(this.#max);
+    for (const end of admitted) {
+      if (end.t < t || end.t >= t + this.#intervalUs) continue;
+      const inWindow = admitted.filter((admission) => admission.t > end.t - this.#intervalUs && admission.t <= end.t).length;
+      expect(inWindow, `${where}: admissions not undone in the window ending at ${end.t}`).to.be.at.most(this.#max);
+    }
   }
 
+  /** Undoes the action's latest admission: an earlier one, re-admitted after it left the window, keeps counting. */
   undo(id: string, actionId: string): void {
-    this.#admitted.set(
-      id,
-      (this.#admitted.get(id) ?? []).filter((admission) => admission.actionId !== actionId),
-    );
+    const admitted = this.#admitted.get(id) ?? [];
+    const latest = admitted.findLastIndex((admission) => admission.actionId === actionId);
+    if (latest >= 0) admitted.splice(latest, 1);
   }
 
   clear(id: string): void {

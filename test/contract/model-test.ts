@@ -17,9 +17,14 @@
 // limiters in two processes. Every decision must still be steps 1-7 of docs/semantics.md
 // with the caller's time applied to the key as it stands.
 //
-// On one clock, the admissions the limiter answered (not undone, since the
-// last clear) are also checked against the promise itself: at most
-// maxInInterval in any window.
+// Time in flight: in another quarter of the schedules every call reaches the
+// store late, by up to the limiter's timeout (2 s), so calls arrive out of
+// stamp order; the model applies them in call order, each with its stamp.
+//
+// On one clock, and with calls late and out of order, the admissions the
+// limiter answered (not undone, since the last clear) are also checked
+// against the promise itself: at most maxInInterval in any window of stamps,
+// and at least minDifference apart.
 //
 // Batched (`batch: true` backends): steps run in groups of up to eight
 // concurrent calls, each reading the clock as it is called, so a group goes
@@ -32,7 +37,7 @@ import { limitInfoOf, ReferenceStack, type ReferenceTierRules } from '../support
 import { SeededRandom } from '../support/random.js';
 import { TestClock } from '../support/test-clock.js';
 import type { BackendCapabilities, LimiterFactory } from './limiter-contract.js';
-import { AdmissionLog, randomActionId, randomAdvance, randomTiming, STEP_BACK_US, SKEW_US, type Timing } from './model-schedule.js';
+import { AdmissionLog, randomActionId, randomAdvance, randomLateness, randomTiming, STEP_BACK_US, SKEW_US, type Timing } from './model-schedule.js';
 
 const IDS = ['alice', 'bob', '42'];
 
@@ -64,12 +69,12 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
   const schedules = Number(process.env.MODEL_SCHEDULES ?? capabilities.modelSchedules);
   const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
 
-  it(`matches the reference model on ${schedules} random schedules of every operation, with skewed and stepping clocks (seed ${seed})`, async function () {
+  it(`matches the reference model on ${schedules} random schedules of every operation, with skewed and stepping clocks and calls late and out of stamp order (seed ${seed})`, async function () {
     this.timeout(Math.max(60_000, schedules * 200));
     const create = factory();
     const random = new SeededRandom(seed);
     let steps = 0;
-    const byTiming: Record<Timing, number> = { 'one clock': 0, 'two clocks': 0, 'steps back': 0 };
+    const byTiming: Record<Timing, number> = { 'one clock': 0, 'two clocks': 0, 'steps back': 0, late: 0 };
     const byOperation: Record<string, number> = {};
     let concurrent = 0;
     for (let schedule = 0; schedule < schedules; schedule += 1) {
@@ -93,7 +98,7 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
         ...(multi ? { useScript: false } : {}),
       });
       const reference = new ReferenceStack([{ ...rules, namespace: limiter.namespace }]);
-      const admissions = new AdmissionLog(rules.intervalMs * 1000, rules.maxInInterval);
+      const admissions = new AdmissionLog(rules.intervalMs * 1000, rules.maxInInterval, rules.minDifferenceMs * 1000);
       const length = random.chance(0.15) ? random.int(60, 120) : random.int(10, 40);
       // Calls made but not awaited yet (batched backends only), each with what the model answered.
       let group: { actual: Promise<unknown>; expected: unknown; where: string; onAnswer?: (answer: unknown) => void }[] = [];
@@ -111,12 +116,12 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
         const id = random.pick(IDS);
         if (timing === 'steps back' && random.chance(0.1)) base.advanceUs(-STEP_BACK_US);
         else base.advanceUs(randomAdvance(random, rules));
-        skew = timing === 'two clocks' && random.chance(0.5) ? otherOffset : 0;
+        skew = timing === 'two clocks' && random.chance(0.5) ? otherOffset : timing === 'late' ? -randomLateness(random, rules) : 0;
         const now = base.now + skew;
         const actionId = withActionIds && operation !== 'peek' && operation !== 'peek-verdict' ? randomActionId(random, operation === 'undo') : undefined;
         const where =
           `seed ${seed}, schedule ${schedule} (${timing}), step ${i}, rules ${JSON.stringify(rules)}${multi ? ' useScript: false' : ''}, ` +
-          `${operation} ${id}${actionId === undefined ? '' : ` action ${actionId}`} at ${skew / 1e6} s`;
+          `${operation} ${id}${actionId === undefined ? '' : ` action ${actionId}`} at ${skew / 1e6} s${timing === 'late' ? ' (late)' : ''}`;
         byOperation[operation] = (byOperation[operation] ?? 0) + 1;
         if (operation === 'clear' || operation === 'undo') {
           await settleGroup();
@@ -149,7 +154,7 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
           actual,
           expected: verdictOnly ? answer.blocked : answer,
           where,
-          ...(admitted && timing === 'one clock' ? { onAnswer: () => admissions.admit(id, now, actionId, where) } : {}),
+          ...(admitted && (timing === 'one clock' || timing === 'late') ? { onAnswer: () => admissions.admit(id, now, actionId, where) } : {}),
         });
         steps += 1;
         byTiming[timing] += 1;
@@ -161,11 +166,13 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
     expect(steps).to.be.greaterThan(schedules * 10);
     expect(byTiming['two clocks'], 'decisions with clocks 2 s apart').to.be.greaterThan(schedules * 2);
     expect(byTiming['steps back'], 'decisions with a clock that steps back').to.be.greaterThan(schedules);
+    expect(byTiming.late, 'decisions late by up to the timeout, out of stamp order').to.be.greaterThan(schedules * 2);
     if (capabilities.actionIds) expect(byOperation.undo, 'undos').to.be.greaterThan(schedules / 2);
     if (capabilities.batch === true) expect(concurrent, 'decisions made concurrently, in batches').to.be.greaterThan(schedules * 5);
     console.log(
       `      model test: ${schedules} schedules, ${steps} decisions compared ` +
-        `(${byTiming['one clock']} on one clock, ${byTiming['two clocks']} with clocks ±2 s apart, ${byTiming['steps back']} with a clock stepping back 4 s` +
+        `(${byTiming['one clock']} on one clock, ${byTiming['two clocks']} with clocks ±2 s apart, ${byTiming['steps back']} with a clock stepping back 4 s, ` +
+        `${byTiming.late} late by up to the 2 s timeout, out of stamp order` +
         `${capabilities.batch === true ? `; ${concurrent} in concurrent groups of 2 to 8` : ''}); operations ${JSON.stringify(byOperation)}`,
     );
   });

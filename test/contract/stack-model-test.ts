@@ -1,7 +1,9 @@
 // The randomized model test of RateLimiterStack: random stacks of two or
 // three tiers on one backend (a quarter of them plain tiers, the common
 // stack), a second stack over some of the same limiters in another order, and
-// the tiers' limiters used alone, under clocks that disagree; attempts with
+// the tiers' limiters used alone, under clocks that disagree and with calls
+// that reach the store late (by up to the 2 s timeout) and out of stamp
+// order; attempts with
 // and without action ids (retries of ids admitted, blocked and undone
 // earlier), undo and clear through the stack and through a tier, dry runs;
 // every answer compared field by field with the independent reference of
@@ -14,7 +16,7 @@ import { RateLimiterStack, type RollingRateLimiter } from '../../src/index.js';
 import { SeededRandom } from '../support/random.js';
 import { limitInfoOf, ReferenceStack, type ReferenceStackInfo, type ReferenceTierRules } from '../support/reference-stack.js';
 import { TestClock } from '../support/test-clock.js';
-import { AdmissionLog, randomActionId, randomAdvance } from './model-schedule.js';
+import { AdmissionLog, randomActionId, randomAdvance, randomLateness } from './model-schedule.js';
 import type { LimiterFactory } from './limiter-contract.js';
 
 const IDS = ['alice', 'bob', '42'];
@@ -93,12 +95,14 @@ export function describeStackModelTest(
     const random = new SeededRandom(seed);
     let decisions = 0;
     let concurrent = 0;
+    let lateDecisions = 0;
     for (let schedule = 0; schedule < schedules; schedule += 1) {
       // A quarter of the stacks are all plain tiers (no gap rule, countBlocked: false), the common stack.
       const plain = random.chance(0.25);
       const rules = Array.from({ length: random.int(2, 3) }, () => randomTierRules(random, plain));
       const clock = new TestClock(Date.UTC(2026, 0, 1) * 1000 + random.int(0, 1e9));
-      // Clocks that disagree, as in the single-limiter model test: a second process 2 s ahead or behind, or a clock stepping back 4 s.
+      // Clocks that disagree, as in the single-limiter model test: a second process 2 s ahead or behind, or a clock
+      // stepping back 4 s; or calls late by up to the timeout, out of stamp order.
       const timing = random.next();
       const otherOffset = random.chance(0.5) ? 2_000_000 : -2_000_000;
       let skew = 0;
@@ -119,9 +123,10 @@ export function describeStackModelTest(
       const other = stackOf(otherOrder.map((i) => limiters[i] as RollingRateLimiter));
       const reference = new ReferenceStack(rules.map((tier, i) => ({ ...tier, namespace: (limiters[i] as RollingRateLimiter).namespace })));
       const lastWaits = new Map<string, number[]>();
-      // On one clock, every tier's admissions (answered, not undone, since the last clear) against the promise itself.
+      // On one clock (calls late or not), every tier's admissions (answered, not undone, since the last clear) against the promise itself.
       const oneClock = timing >= 0.4;
-      const admissions = rules.map((tier) => new AdmissionLog(tier.intervalMs * 1000, tier.maxInInterval));
+      const late = timing >= 0.4 && timing < 0.65;
+      const admissions = rules.map((tier) => new AdmissionLog(tier.intervalMs * 1000, tier.maxInInterval, tier.minDifferenceMs * 1000));
       let group: { actual: Promise<unknown>; expected: unknown; where: string }[] = [];
       const settleGroup = async (): Promise<void> => {
         const actuals = await Promise.all(group.map((call) => call.actual));
@@ -143,7 +148,8 @@ export function describeStackModelTest(
         const advanceUs = randomStackAdvance(random, rules, lastWaits.get(id) ?? []);
         if (timing < 0.15 && random.chance(0.1)) clock.advanceUs(-4_000_000);
         else clock.advanceUs(advanceUs);
-        skew = timing >= 0.15 && timing < 0.4 && random.chance(0.5) ? otherOffset : 0;
+        skew = timing >= 0.15 && timing < 0.4 && random.chance(0.5) ? otherOffset : late ? -randomLateness(random, rules[tierIndex] as RulesWithoutNamespace) : 0;
+        if (late) lateDecisions += 1;
         const now = read();
         // '42' is sometimes passed as the number 42: the same id.
         const libraryId = id === '42' && random.chance(0.5) ? 42 : id;
@@ -202,8 +208,10 @@ export function describeStackModelTest(
     }
     expect(decisions).to.be.greaterThan(schedules * 8);
     if (batch) expect(concurrent, 'decisions made concurrently, in batches').to.be.greaterThan(schedules * 3);
+    expect(lateDecisions, 'decisions late by up to the timeout, out of stamp order').to.be.greaterThan(schedules * 2);
     console.log(
-      `      stack model test: ${schedules} schedules, ${decisions} decisions compared${batch ? ` (${concurrent} in concurrent groups of 2 to 8)` : ''} (seed ${seed})`,
+      `      stack model test: ${schedules} schedules, ${decisions} decisions compared, ${lateDecisions} of them late by up to the 2 s timeout` +
+        `${batch ? ` (${concurrent} in concurrent groups of 2 to 8)` : ''} (seed ${seed})`,
     );
   });
 }

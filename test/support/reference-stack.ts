@@ -19,8 +19,14 @@
 // `alreadyAdmitted` (not blocked, nothing recorded); a retry of one whose
 // record was blocked is a new attempt, and each tier that records it drops
 // the earlier blocked record (it is recorded once). `undo` removes the
-// action's admitted records; `clear` removes everything. Nothing is ever
-// trimmed: the records are all kept until they leave the window.
+// action's admitted records; `clear` removes everything.
+//
+// Time in flight (docs/semantics.md): calls may be applied late and out of
+// stamp order. An attempt at t counts every record stamped after t - interval,
+// those stamped after t included; it forgets (for good) only the records at or
+// before t - interval - inFlight, where inFlight is the limiter's timeout (the
+// longest a call may be in flight). Re-admitting an action id whose admitted
+// record left the window keeps that record, without its id.
 
 export interface ReferenceTierRules {
   /** The tier's namespace, reported back in its info. */
@@ -29,7 +35,12 @@ export interface ReferenceTierRules {
   maxInInterval: number;
   minDifferenceMs: number;
   countBlocked: boolean;
+  /** How long a call may be in flight (the limiter's `timeout`); default 2000, the library's default. */
+  inFlightMs?: number;
 }
+
+/** The library's default `timeout`: how long a call may be in flight. */
+export const DEFAULT_IN_FLIGHT_MS = 2000;
 
 /** The RateLimitInfo fields. */
 export interface ReferenceLimitInfo {
@@ -58,7 +69,7 @@ export interface ReferenceStackInfo extends ReferenceLimitInfo {
 interface ReferenceRecord {
   /** Microseconds. */
   readonly t: number;
-  readonly actionId: string | undefined;
+  actionId: string | undefined;
   readonly admitted: boolean;
 }
 
@@ -129,12 +140,15 @@ export class ReferenceStack {
     if (indices.length === 0) throw new Error('An attempt needs at least one tier');
     const tiers = indices.map((index) => this.#tier(index));
 
-    // 1. Drop every recorded timestamp <= t - interval (an attempt keeps the drop; a dry run writes nothing).
-    const windows = tiers.map(({ rules, recorded }) => {
-      const S = (recorded.get(id) ?? []).filter((record) => record.t > t - rules.intervalMs * 1000);
-      if (!dryRun) recorded.set(id, S);
-      return S;
+    // 1. Forget every recorded timestamp <= t - interval - inFlight (an attempt keeps the drop; a dry run writes
+    // nothing); count those > t - interval, later stamps included.
+    const kept = tiers.map(({ rules, recorded }) => {
+      const inFlightUs = (rules.inFlightMs ?? DEFAULT_IN_FLIGHT_MS) * 1000;
+      const records = (recorded.get(id) ?? []).filter((record) => record.t > t - rules.intervalMs * 1000 - inFlightUs);
+      if (!dryRun) recorded.set(id, records);
+      return records;
     });
+    const windows = tiers.map(({ rules }, i) => (kept[i] as ReferenceRecord[]).filter((record) => record.t > t - rules.intervalMs * 1000));
 
     // An action id already admitted (its record still in the window) in any tier: answered as admitted, nothing recorded.
     if (!dryRun && actionId !== undefined && windows.some((S) => S.some((record) => record.admitted && record.actionId === actionId))) {
@@ -161,10 +175,18 @@ export class ReferenceStack {
       // 5. Record t when the tier counts blocked attempts, or when the action was allowed overall; an action's
       // earlier blocked record is replaced.
       const record = rules.countBlocked || allowed;
-      const after = record
-        ? [...S.filter((earlier) => actionId === undefined || earlier.admitted || earlier.actionId !== actionId), { t, actionId, admitted: allowed }]
-        : S;
-      if (!dryRun) recorded.set(id, after);
+      const all = kept[i] as ReferenceRecord[];
+      const keptAfter = record
+        ? [...all.filter((earlier) => actionId === undefined || earlier.admitted || earlier.actionId !== actionId), { t, actionId, admitted: allowed }]
+        : all;
+      const after = keptAfter.filter((later) => later.t > t - rules.intervalMs * 1000);
+      if (!dryRun) {
+        // An earlier admitted record of a re-admitted action id (it left the window) keeps counting, without its id.
+        if (record && allowed && actionId !== undefined) {
+          for (const earlier of all) if (earlier.admitted && earlier.actionId === actionId) earlier.actionId = undefined;
+        }
+        recorded.set(id, keptAfter);
+      }
       const { blockedDueToCount, blockedDueToMinDifference } = judged[i] as (typeof judged)[number];
       return describe(rules, t, after, blockedDueToCount, blockedDueToMinDifference);
     });

@@ -1,4 +1,4 @@
-import type { WindowRule } from '../../core/decision-model.js';
+import { forgetUpTo, retentionUs, type WindowRule } from '../../core/decision-model.js';
 import { microsecondsToWholeMillisecondsUp } from '../../core/clock.js';
 import { actionRecordsKey, nextMember } from '../../core/identity.js';
 import type { Tier } from '../../core/store.js';
@@ -89,6 +89,12 @@ export const TIER_ARGUMENTS: readonly Field<PlacedTier>[] = [
    * parsing the time nor printing the cutoff.
    */
   textField('cutoff', ({ tier, decision }) => (decision.now === undefined ? '' : decision.now - tier.rule.intervalUs)),
+  /**
+   * now - interval - inFlight ('' on Redis's clock, where the script uses the cutoff: a call stamped inside Redis
+   * is never in flight): the records at or before it are forgotten; those after it but at or before the cutoff are
+   * kept, uncounted, for calls stamped earlier that are still on their way (docs/semantics.md, "Time in flight").
+   */
+  textField('forget', ({ tier, decision }) => (decision.now === undefined ? '' : forgetUpTo(tier.rule, decision.now))),
 ];
 
 /** A rule in ARGV, at the end of the call, in order; the TTLs in ms are worked out once per rule and call. */
@@ -97,10 +103,10 @@ export const RULE: readonly Field<WindowRule>[] = [
   numberField('max', (rule) => rule.maxInInterval),
   numberField('gap', (rule) => rule.minDifferenceUs),
   flagField('countBlocked', (rule) => rule.countBlocked),
-  /** The key's TTL in ms: the interval, rounded up. */
-  textField('ttl', (rule) => microsecondsToWholeMillisecondsUp(rule.intervalUs)),
+  /** The key's TTL in ms: the interval and the time a call may be in flight, rounded up. */
+  textField('ttl', (rule) => microsecondsToWholeMillisecondsUp(retentionUs(rule))),
   /** The companion's TTL in ms: a millisecond more, so that it never misses a record the key still holds. */
-  textField('actionTtl', (rule) => microsecondsToWholeMillisecondsUp(rule.intervalUs) + 1),
+  textField('actionTtl', (rule) => microsecondsToWholeMillisecondsUp(retentionUs(rule)) + 1),
 ];
 
 // The Lua names of the values a packed reply carries, in order.
@@ -139,7 +145,7 @@ ${luaOffsets('keys', TIER_KEYS)}
 ${luaOffsets('tier', TIER_ARGUMENTS)}
 ${luaOffsets('rule', RULE)}
 -- A decision on the short path has one tier.
-local short_ruleAt, short_cutoff, short_width = header_width + tier_ruleAt, header_width + tier_cutoff, header_width + tier_width
+local short_ruleAt, short_cutoff, short_forget, short_width = header_width + tier_ruleAt, header_width + tier_cutoff, header_width + tier_forget, header_width + tier_width
 
 ${FLOOD_BOUND_LUA}
 -- The call's rules, read once into one array, each rule's fields in the order of RULE: a rule at offset o has its
@@ -156,10 +162,10 @@ end
 -- ('' as its now).
 local redisNow, redisNowText
 -- The decisions, in order, in one loop with no table or function made per decision. What the script holds of the
--- decision at hand's tier i, at state[s + ...] for s = state_width * (i - 1): its rule's offset in rules, |S|
--- before the drop and after, max(S) where it is read, and its window's cutoff as text; and the last keys of this
--- tier the call wrote, so that a hot id's batch gives each key its TTL once.
-local state_rule, state_held, state_count, state_newest, state_lastKey, state_lastActions, state_cutoff, state_width = 1, 2, 3, 4, 5, 6, 7, 7
+-- decision at hand's tier i, at state[s + ...] for s = state_width * (i - 1): its rule's offset in rules, |S|,
+-- max(S) where it is read, its window's cutoff and the stamp up to which it forgets records, as text; and the last
+-- keys of this tier the call wrote, so that a hot id's batch gives each key its TTL once.
+local state_rule, state_forget, state_count, state_newest, state_lastKey, state_lastActions, state_cutoff, state_width = 1, 2, 3, 4, 5, 6, 7, 7
 local state -- made by the first decision on the general path
 -- The keys written and the TTL each takes at the end of the call, in pairs, in the order written (made by the first
 -- decision that lists one).
@@ -171,32 +177,28 @@ while a0 < rulesAt do
     -- The short path (takesShortPath): one tier, an attempt without an action id on the caller's clock, under a rule
     -- with no gap and a max above 1, whose key no later decision of the call uses. The steps of the general path
     -- below, less what such a decision never takes; the TTLs set at once.
-    local key, o, cutoff = KEYS[k0 + keys_key], ARGV[a0 + short_ruleAt] + 0, ARGV[a0 + short_cutoff]
-    local count = tryCall('ZCARD', key)
+    local key, o, forget = KEYS[k0 + keys_key], ARGV[a0 + short_ruleAt] + 0, ARGV[a0 + short_forget]
+    -- |S|: every record stamped after the cutoff, those stamped after now included (they arrived first).
+    local count = tryCall('ZCOUNT', key, '(' .. ARGV[a0 + short_cutoff], '+inf')
     if type(count) ~= 'number' then
       local verdict = WRONG_TYPE
 ${luaAppend(REPLY_HEADER, '      ', ['redisClock'])}
     else
-      local held, max, countBlocked = count, rules[o + rule_max], rules[o + rule_countBlocked]
-      if count > 0 then
-        local dropped = call('ZREMRANGEBYSCORE', key, '-inf', cutoff)
-        if dropped > 0 then
-          count = count - dropped
-          tryCall('ZREMRANGEBYSCORE', KEYS[k0 + keys_actions], '-inf', cutoff)
-        end
-      end
+      local max, countBlocked = rules[o + rule_max], rules[o + rule_countBlocked]
+      -- Step 1: forget what no call still in flight can count.
+      if call('ZREMRANGEBYSCORE', key, '-inf', forget) > 0 then tryCall('ZREMRANGEBYSCORE', KEYS[k0 + keys_actions], '-inf', forget) end
       local passes = count < max
       local countAfter, records = count, passes or countBlocked
       if records then
         countAfter = count + call('ZADD', key, nowText, member)
-        if countAfter > max then countAfter = trim(key, KEYS[k0 + keys_actions], max, countAfter) end
+        if countAfter > max then trim(key, KEYS[k0 + keys_actions], max, countAfter) end
       end
       local verdict, fullAfter, maxthAfter = passes and ALLOWED or BLOCKED, countAfter >= max, -1
       if fullAfter then maxthAfter = scoreAt(key, format('%d', -max)) end
 ${luaAppend([...REPLY_HEADER, ...RECORDED_TIER], '      ', ['redisClock', 'readsNewest'])}
       if records then
         call('PEXPIRE', key, rules[o + rule_ttl])
-        if countBlocked and held > 0 then call('PEXPIRE', KEYS[k0 + keys_actions], rules[o + rule_actionTtl]) end
+        if countBlocked then call('PEXPIRE', KEYS[k0 + keys_actions], rules[o + rule_actionTtl]) end
       end
     end
     k0 = k0 + keys_width
@@ -226,41 +228,37 @@ ${luaAppend([...REPLY_HEADER, ...RECORDED_TIER], '      ', ['redisClock', 'reads
     -- is written: the decision then fails alone.
     for i = 1, n do
       local s, t = state_width * (i - 1), a0 + header_width + tier_width * (i - 1)
-      local k, o, cutoff, count = k0 + keys_width * (i - 1), ARGV[t + tier_ruleAt] + 0, ARGV[t + tier_cutoff]
-      if redisClock then cutoff = format('%d', now - rules[o + rule_interval]) end
-      if record then
-        count = tryCall('ZCARD', KEYS[k + keys_key])
-        if actionId ~= '' and type(count) == 'number' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number' then count = nil end
-      else
-        count = tryCall('ZCOUNT', KEYS[k + keys_key], '(' .. cutoff, '+inf')
-      end
+      local k, o, cutoff, forget, count = k0 + keys_width * (i - 1), ARGV[t + tier_ruleAt] + 0, ARGV[t + tier_cutoff], ARGV[t + tier_forget]
+      -- On Redis's clock the call is stamped as it runs: never in flight, it forgets what left its window.
+      if redisClock then cutoff = format('%d', now - rules[o + rule_interval]) forget = cutoff end
+      -- |S|: every record stamped after the cutoff, those stamped after now included (they arrived first).
+      count = tryCall('ZCOUNT', KEYS[k + keys_key], '(' .. cutoff, '+inf')
+      if record and actionId ~= '' and type(count) == 'number' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number' then count = nil end
       if type(count) ~= 'number' then
         failure = WRONG_TYPE
         break
       end
-      state[s + state_rule], state[s + state_held], state[s + state_count], state[s + state_cutoff] = o, count, count, cutoff
+      state[s + state_rule], state[s + state_forget], state[s + state_count], state[s + state_cutoff] = o, forget, count, cutoff
     end
     if failure then
       local verdict = failure
 ${luaAppend(REPLY_HEADER, '      ')}
     else
-      -- Each tier's |S|, and max(S) where a gap rule or a max of 1 needs it. Step 1 (record mode) first: drop what
-      -- left the window, from the companion too, so that it never holds a record the key no longer does (whatever the
-      -- clock does next); an empty key has nothing to drop.
+      -- Each tier's |S|, and max(S) where a gap rule or a max of 1 needs it. Step 1 (record mode) first: forget what
+      -- no call still in flight can count, from the companion too, so that it never holds a record the key no longer
+      -- does. A retry is one whose admitted record is in the window.
       local replayed, passes = false, true
       for i = 1, n do
         local s, k = state_width * (i - 1), k0 + keys_width * (i - 1)
         local o, count, newest, key = state[s + state_rule], state[s + state_count], -1, KEYS[k + keys_key]
-        if record and count > 0 then
-          local cutoff = state[s + state_cutoff]
-          local dropped = call('ZREMRANGEBYSCORE', key, '-inf', cutoff)
-          if dropped > 0 then
-            count = count - dropped
-            state[s + state_count] = count
-            tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', cutoff)
-          end
+        if record then
+          local forget = state[s + state_forget]
+          if call('ZREMRANGEBYSCORE', key, '-inf', forget) > 0 then tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', forget) end
         end
-        if actionId ~= '' and call('ZSCORE', key, '+' .. actionId) then replayed = true end
+        if actionId ~= '' then
+          local admittedAt = call('ZSCORE', key, '+' .. actionId)
+          if admittedAt and admittedAt + 0 > state[s + state_cutoff] + 0 then replayed = true end
+        end
         local max, gap = rules[o + rule_max], rules[o + rule_gap]
         if count > 0 and (gap > 0 or max == 1) then
           newest, now = scoreAt(key, '-1'), now or nowText + 0
@@ -296,13 +294,26 @@ ${luaAppend(RECORDED_TIER, '          ')}
         else
           local countAfter, newestAfter = count, newest
           if actionId ~= '' then
-            -- The action is recorded once: an earlier blocked record is replaced.
-            countAfter = countAfter - call('ZREM', key, '-' .. actionId)
+            -- The action is recorded once: an earlier blocked record is replaced (it counted only in the window).
+            local blockedAt = call('ZSCORE', key, '-' .. actionId)
+            if blockedAt then
+              call('ZREM', key, '-' .. actionId)
+              if blockedAt + 0 > state[s + state_cutoff] + 0 then countAfter = countAfter - 1 end
+            end
             call('ZREM', actions, '-' .. actionId)
+            -- An earlier admitted record of the action has left the window (or this would be a retry): it keeps
+            -- counting for calls still in flight, as a record without an action id.
+            local admittedAt = passes and call('ZSCORE', key, member)
+            if admittedAt then
+              call('ZREM', key, member)
+              call('ZREM', actions, member)
+              call('ZADD', key, admittedAt, '=' .. admittedAt .. member)
+            end
             call('ZADD', actions, nowText, member)
           end
           countAfter = countAfter + call('ZADD', key, nowText, member)
-          if countAfter > max then countAfter = trim(key, actions, max, countAfter) end
+          -- The flood bound keeps the newest max records of the window and more: |S'| stays at least max.
+          if countAfter > max then trim(key, actions, max, countAfter) end
           if readsNewest then
             if actionId ~= '' then
               newestAfter = countAfter > 0 and scoreAt(key, '-1') or -1
@@ -315,10 +326,10 @@ ${luaAppend(RECORDED_TIER, '          ')}
           local fullAfter = countAfter >= max
           if fullAfter then maxthAfter = max == 1 and newestAfter or scoreAt(key, format('%d', -max)) end
 ${luaAppend(RECORDED_TIER, '          ')}
-          -- Where the flood bound may read it, the companion outlives its key: it is given its TTL wherever it may
-          -- hold a record, that is, where the key held one before (a new key's companion holds nothing its key does)
-          -- or this decision wrote to it. A rule that records only admitted attempts never holds more than max
-          -- records after a write, so the flood bound never reads its companion, which expires as its last write said.
+          -- Where the flood bound may read it, the companion outlives its key: it is given its TTL with its key
+          -- wherever the flood bound may read it (a rule that counts blocked attempts) or this decision wrote to it. A
+          -- rule that records only admitted attempts never holds more than max records in a window after a write, so
+          -- the flood bound never reads its companion, which expires as its last write said.
           -- A one-tier decision that ends the call sets its TTLs at once: no command of the call comes after it.
           local listed = state[s + state_lastKey] == key
           if not listed and alone then
@@ -328,7 +339,7 @@ ${luaAppend(RECORDED_TIER, '          ')}
             state[s + state_lastKey], expiring[e + 1], expiring[e + 2] = key, key, rules[o + rule_ttl]
             e = e + 2
           end
-          if (actionId ~= '' or rules[o + rule_countBlocked] and state[s + state_held] > 0) and state[s + state_lastActions] ~= actions then
+          if (actionId ~= '' or rules[o + rule_countBlocked]) and state[s + state_lastActions] ~= actions then
             if alone then
               call('PEXPIRE', actions, rules[o + rule_actionTtl])
             else

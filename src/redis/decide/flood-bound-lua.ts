@@ -20,7 +20,8 @@ local function scoreAt(key, rank)
   return pair[2] and pair[2] + 0 or -1
 end
 
--- The flood bound of one key holding count records after a write; returns how many it holds afterwards.
+-- The flood bound of one key after a write, with count records in the window (the key may hold more, older ones
+-- kept for calls in flight: trimming by a count too small only keeps more); returns how many it holds afterwards.
 local function trim(key, actions, max, count)
   if count <= max then return count end
   local actionCount = redis.pcall('ZCARD', actions)

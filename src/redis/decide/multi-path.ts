@@ -4,7 +4,7 @@
 // Works on any client, needs no EVAL permission.
 
 import { microsecondsToWholeMillisecondsUp } from '../../core/clock.js';
-import { decideTiers, type WindowRule, type WindowSample } from '../../core/decision-model.js';
+import { decideTiers, forgetUpTo, retentionUs, type WindowRule, type WindowSample } from '../../core/decision-model.js';
 import { StoreError } from '../../errors/store-error.js';
 import { nextMember } from '../../core/identity.js';
 import type { RedisAdapter } from '../adapters/adapter.js';
@@ -57,27 +57,28 @@ function sampleOf(rule: WindowRule, count: number, replies: readonly unknown[]):
  * transaction needs no decision before it writes:
  *
  * ```
- * ZREMRANGEBYSCORE key -inf <now - interval>       step 1: drop what left the window
- * ZCARD            key                             |S|
+ * ZREMRANGEBYSCORE key -inf <now - interval - inFlight>  step 1: forget what no call in flight can count
+ * ZCOUNT           key (<now - interval> +inf      |S|, stamps after now included
  * ZREVRANGE        key 0 0 WITHSCORES              max(S), with a gap rule      } one ZREVRANGE 0 k-1
  * ZREVRANGE        key k-2 k-1 WITHSCORES          the (k-1)-th and k-th newest } when k <= 2
  * ZADD             key <now> <member>              record the attempt
  * ZREMRANGEBYRANK  key 0 -(k+1)                    keep the newest k: the flood bound
- * PEXPIRE          key <interval ms>               idle ids cost nothing
+ * PEXPIRE          key <interval + inFlight ms>    idle ids cost nothing
  * ```
  *
  * The decision is docs/semantics.md steps 2 to 7 on that sample, by the same code every
- * store uses. Keeping only the newest k changes no decision: the count rule,
+ * store uses. Records stay `inFlight` (the limiter's timeout) past their window, uncounted by
+ * on-time calls, for calls that reach Redis late or out of stamp order ("Time in flight"). Keeping only the newest k changes no decision: the count rule,
  * the gap rule and the wait only ever look at the newest k timestamps.
  */
 export function attemptCommands(key: string, rule: WindowRule, now: number, member: string): RedisCommand[] {
   return [
-    ['zremrangebyscore', key, '-inf', now - rule.intervalUs],
-    ['zcard', key],
+    ['zremrangebyscore', key, '-inf', forgetUpTo(rule, now)],
+    ['zcount', key, `(${now - rule.intervalUs}`, '+inf'],
     ...sampleReads(key, rule),
     ['zadd', key, now, member],
     ['zremrangebyrank', key, 0, -(rule.maxInInterval + 1)],
-    ['pexpire', key, microsecondsToWholeMillisecondsUp(rule.intervalUs)],
+    ['pexpire', key, microsecondsToWholeMillisecondsUp(retentionUs(rule))],
   ];
 }
 
@@ -92,7 +93,7 @@ export async function attemptWithMulti(redis: RedisAdapter, tier: Tier, now: num
   if (readInteger(replies[2 + reads], 'ZADD') !== 1) {
     throw new StoreError(`ZADD did not add member ${member}: the member already existed`);
   }
-  const sample = sampleOf(rule, readInteger(replies[1], 'ZCARD'), replies.slice(2, 2 + reads));
+  const sample = sampleOf(rule, readInteger(replies[1], 'ZCOUNT'), replies.slice(2, 2 + reads));
   const decision = decideTiers([rule], now, [sample]);
   return { now, alreadyAdmitted: false, tiers: decision.tiers };
 }

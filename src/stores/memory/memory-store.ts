@@ -1,6 +1,6 @@
-import { microsecondsToWholeMillisecondsUp } from '../../core/clock.js';
+import { localMicroseconds } from '../../core/clock.js';
 import { admittedMember, blockedMember } from '../../core/identity.js';
-import { decideTiers, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../../core/decision-model.js';
+import { decideTiers, forgetUpTo, retentionUs, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../../core/decision-model.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { keepWhatDecisionsNeed, type RecordedSet } from './flood-bound.js';
 import type { Store, StoreDecision, Tier } from '../../core/store.js';
@@ -9,10 +9,11 @@ import type { Store, StoreDecision, Tier } from '../../core/store.js';
 interface MemoryEntry extends RecordedSet {
   readonly key: string;
   /**
-   * When the id is forgotten, in wall-clock milliseconds (`Date.now()`):
-   * `interval` after its last write, as a Redis key's TTL. Not by the
-   * attempts' clock, which an injected clock may move back: the model would
-   * then still count what an early reclaim had dropped.
+   * When the id is forgotten, in microseconds of this process's clock (the
+   * local clock decisions read by default): `interval + inFlight` after its
+   * last write, as a Redis key's TTL. Not by the attempts' own stamps, which
+   * an injected clock may move back: the model would then still count what
+   * an early reclaim had dropped.
    */
   expiresAt: number;
 }
@@ -42,21 +43,21 @@ export class MemoryStore implements Store {
 
   async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
     const at = requireTime(now);
-    const wallMs = Date.now();
+    const wallUs = localMicroseconds();
     const stores = tiers.map(memoryStoreOf);
     // Expired ids go first, so the whole decision sees one state of each key.
     stores.forEach((store, i) => {
-      if (stores.indexOf(store) === i) store.#expiry.reclaim(wallMs, store.#isLive, store.#forget);
+      if (stores.indexOf(store) === i) store.#expiry.reclaim(wallUs, store.#isLive, store.#forget);
     });
-    const entries = tiers.map((tier, i) => (stores[i] as MemoryStore).#pruned(tier.key, tier.rule, at, wallMs));
+    const entries = tiers.map((tier, i) => (stores[i] as MemoryStore).#pruned(tier.key, tier.rule, at, wallUs));
     if (actionId !== undefined) {
       const admitted = admittedMember(actionId);
-      if (entries.some((entry) => entry?.members?.includes(admitted) === true)) {
-        return { now: at, alreadyAdmitted: true, tiers: tiers.map((tier, i) => ({ verdict: NOT_BLOCKED, after: recordedWindow(entries[i], tier.rule) })) };
+      if (entries.some((entry, i) => entry !== undefined && inWindow(entry, (tiers[i] as Tier).rule, at).includes(admitted))) {
+        return { now: at, alreadyAdmitted: true, tiers: tiers.map((tier, i) => ({ verdict: NOT_BLOCKED, after: recordedWindow(entries[i], tier.rule, at) })) };
       }
     }
     const rules = tiers.map((tier) => tier.rule);
-    const decision = decideTiers(rules, at, entries.map((entry, i) => sampleOf(entry?.timestamps ?? NO_TIMESTAMPS, 0, rules[i] as WindowRule)));
+    const decision = decideTiers(rules, at, entries.map((entry, i) => windowSample(entry, rules[i] as WindowRule, at)));
     const member = actionId === undefined ? undefined : decision.allowed ? admittedMember(actionId) : blockedMember(actionId);
     return {
       now: at,
@@ -65,7 +66,7 @@ export class MemoryStore implements Store {
         const tier = tiers[i] as Tier;
         if (!tierDecision.recorded) return tierDecision;
         // The model's S' holds, but where this action's earlier blocked record was replaced: the model cannot know it was there.
-        const replaced = (stores[i] as MemoryStore).#record(tier, at, member, actionId, wallMs);
+        const replaced = (stores[i] as MemoryStore).#record(tier, at, member, actionId, wallUs);
         return replaced === undefined ? tierDecision : { verdict: tierDecision.verdict, after: replaced };
       }),
     };
@@ -73,11 +74,8 @@ export class MemoryStore implements Store {
 
   async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
     const at = requireTime(now);
-    const wallMs = Date.now();
-    const samples = tiers.map((tier) => {
-      const timestamps = memoryStoreOf(tier).#live(tier.key, wallMs)?.timestamps ?? NO_TIMESTAMPS;
-      return sampleOf(timestamps, firstIndexAbove(timestamps, at - tier.rule.intervalUs), tier.rule);
-    });
+    const wallUs = localMicroseconds();
+    const samples = tiers.map((tier) => windowSample(memoryStoreOf(tier).#live(tier.key, wallUs), tier.rule, at));
     return { now: at, alreadyAdmitted: false, tiers: decideTiers(tiers.map((tier) => tier.rule), at, samples).tiers };
   }
 
@@ -89,10 +87,10 @@ export class MemoryStore implements Store {
   }
 
   async undo(keys: readonly string[], actionId: string): Promise<boolean> {
-    const wallMs = Date.now();
+    const wallUs = localMicroseconds();
     let removed = false;
     for (const key of keys) {
-      const entry = this.#live(key, wallMs);
+      const entry = this.#live(key, wallUs);
       if (entry !== undefined) removed = removeMember(entry, admittedMember(actionId)) || removed;
     }
     return removed;
@@ -106,19 +104,23 @@ export class MemoryStore implements Store {
     return other instanceof MemoryStore;
   }
 
-  /** The entry of `key`, unless it has expired by the wall clock (it is then forgotten, as Redis forgets a key past its TTL). */
-  #live(key: string, wallMs: number): MemoryEntry | undefined {
+  /** The entry of `key`, unless it has expired by this process's clock (it is then forgotten, as Redis forgets a key past its TTL). */
+  #live(key: string, wallUs: number): MemoryEntry | undefined {
     const entry = this.#entries.get(key);
-    if (entry === undefined || entry.expiresAt > wallMs) return entry;
+    if (entry === undefined || entry.expiresAt > wallUs) return entry;
     this.#entries.delete(key);
     return undefined;
   }
 
-  /** The entry of `key` after dropping what left the window at `now` (docs/semantics.md step 1). */
-  #pruned(key: string, rule: WindowRule, now: number, wallMs: number): MemoryEntry | undefined {
-    const entry = this.#live(key, wallMs);
+  /**
+   * The entry of `key` after forgetting what no call still in flight can count (docs/semantics.md step 1 and "Time
+   * in flight"): records at or before `now - interval - inFlight`. Those after it stay, counted only by the calls
+   * whose window holds them.
+   */
+  #pruned(key: string, rule: WindowRule, now: number, wallUs: number): MemoryEntry | undefined {
+    const entry = this.#live(key, wallUs);
     if (entry === undefined) return undefined;
-    const start = firstIndexAbove(entry.timestamps, now - rule.intervalUs);
+    const start = firstIndexAbove(entry.timestamps, forgetUpTo(rule, now));
     if (start > 0) {
       entry.timestamps.splice(0, start);
       entry.members?.splice(0, start);
@@ -129,10 +131,13 @@ export class MemoryStore implements Store {
   /**
    * Records `now` (with its member, if any), then applies the flood bound,
    * and pushes back when the id is forgotten. An action is recorded once: its
-   * earlier blocked record is replaced, and S' is then returned as stored.
+   * earlier blocked record is replaced, and S' is then returned as stored. An
+   * earlier admitted record of the action, which left the window (or this
+   * attempt would have been answered `alreadyAdmitted`), keeps counting for
+   * calls still in flight, without its action id.
    */
-  #record({ key, rule }: Tier, now: number, member: string | undefined, actionId: string | undefined, wallMs: number): RecordedWindow | undefined {
-    const expiresAt = wallMs + microsecondsToWholeMillisecondsUp(rule.intervalUs);
+  #record({ key, rule }: Tier, now: number, member: string | undefined, actionId: string | undefined, wallUs: number): RecordedWindow | undefined {
+    const expiresAt = wallUs + retentionUs(rule);
     let entry = this.#entries.get(key);
     if (entry === undefined) {
       entry = { key, timestamps: [], members: undefined, expiresAt };
@@ -141,11 +146,15 @@ export class MemoryStore implements Store {
     }
     const replacedBlocked = actionId !== undefined && removeMember(entry, blockedMember(actionId));
     if (member !== undefined && entry.members === undefined) entry.members = entry.timestamps.map(() => undefined);
+    if (member !== undefined && entry.members !== undefined) {
+      const earlier = entry.members.indexOf(member);
+      if (earlier >= 0) entry.members[earlier] = undefined;
+    }
     const index = insertSorted(entry.timestamps, now);
     entry.members?.splice(index, 0, member);
     keepWhatDecisionsNeed(entry, rule.maxInInterval);
-    entry.expiresAt = expiresAt;
-    return replacedBlocked ? recordedWindow(entry, rule) : undefined;
+    entry.expiresAt = Math.max(entry.expiresAt, expiresAt);
+    return replacedBlocked ? recordedWindow(entry, rule, now) : undefined;
   }
 }
 
@@ -164,10 +173,24 @@ function removeMember(entry: MemoryEntry, member: string): boolean {
   return true;
 }
 
-/** S' as stored: |S'|, max(S') and its k-th newest (the window was pruned just before). */
-function recordedWindow(entry: RecordedSet | undefined, rule: WindowRule): RecordedWindow {
-  const { count, newest, kthNewest } = sampleOf(entry?.timestamps ?? NO_TIMESTAMPS, 0, rule);
+/** S' as stored: |S'|, max(S') and its k-th newest, in the window of `now`. */
+function recordedWindow(entry: RecordedSet | undefined, rule: WindowRule, now: number): RecordedWindow {
+  const { count, newest, kthNewest } = windowSample(entry, rule, now);
   return { count, newest, maxthNewest: kthNewest };
+}
+
+/**
+ * The sample of the records of `set` that a decision at `now` counts: every record stamped after `now - interval`,
+ * those stamped after `now` included (calls that reached the store first share windows with `now`).
+ */
+function windowSample(set: RecordedSet | undefined, rule: WindowRule, now: number): WindowSample {
+  const timestamps = set?.timestamps ?? NO_TIMESTAMPS;
+  return sampleOf(timestamps, firstIndexAbove(timestamps, now - rule.intervalUs), rule);
+}
+
+/** The members of the records of `set` that a decision at `now` counts (see {@link windowSample}). */
+function inWindow(set: RecordedSet, rule: WindowRule, now: number): readonly (string | undefined)[] {
+  return set.members?.slice(firstIndexAbove(set.timestamps, now - rule.intervalUs)) ?? [];
 }
 
 /** The memory store that holds a tier (a stack of in-memory limiters has one per tier). */

@@ -84,7 +84,7 @@ describe('the decide script call layout', () => {
     }
     const store = new RedisStore(new IORedisAdapter(client), 'script');
     const ns = namespaces.next();
-    const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false };
+    const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 };
     const decisions: ScriptDecision[] = [{ tiers: [{ key: `${ns}:{p}`, rule, store }], now: 1_700_000_000_000_000, dryRun: false }];
     const { keys, args } = encodeCall(decisions);
     const reply: unknown = await client.eval(DECIDE_SCRIPT.lua, keys.length, ...keys, ...args);
@@ -104,7 +104,7 @@ describe('the decide script call layout', () => {
     const store = new RedisStore(new IORedisAdapter(client), 'script');
     const size = (call: { keys: string[]; args: unknown[] }): number => call.keys.length + call.args.length;
     for (let n = 1; n <= 4; n += 1) {
-      const tiers = Array.from({ length: n }, (_, i): Tier => ({ key: `k${i}`, rule: { intervalUs: 1 + i, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false }, store }));
+      const tiers = Array.from({ length: n }, (_, i): Tier => ({ key: `k${i}`, rule: { intervalUs: 1 + i, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store }));
       const decision: ScriptDecision = { tiers, now: 1, dryRun: false, actionId: 'a' };
       // The call's first argument is how many rules it carries.
       expect(size(encodeCall([decision])), `${n} tiers`).to.equal(1 + callSizeOf(decision));
@@ -113,7 +113,7 @@ describe('the decide script call layout', () => {
 
   it("sends a rule once per call, however many of the call's decisions use it", () => {
     const store = new RedisStore(new IORedisAdapter(client), 'script');
-    const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false };
+    const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 };
     const decisions = ['a', 'b', 'c'].map((id): ScriptDecision => ({ tiers: [{ key: `k:{${id}}`, rule, store }], now: 1, dryRun: false }));
     const { keys, args } = encodeCall(decisions);
     expect(keys).to.have.length(3 * TIER_KEYS.length);
@@ -126,9 +126,9 @@ describe('the decide script call layout', () => {
     const store = new RedisStore(new IORedisAdapter(client), 'script');
     const ns = namespaces.next();
     // Every rule field differs between the tiers and from every other field.
-    const a: Tier = { key: `${ns}:a:{alice}`, rule: { intervalUs: 7_654_321, maxInInterval: 3, minDifferenceUs: 250_000, countBlocked: true }, store };
-    const b: Tier = { key: `${ns}:b:{alice}`, rule: { intervalUs: 9_876_543, maxInInterval: 2, minDifferenceUs: 0, countBlocked: false }, store };
-    const c: Tier = { key: `${ns}:c:{bob}`, rule: { intervalUs: 3_333_333, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false }, store };
+    const a: Tier = { key: `${ns}:a:{alice}`, rule: { intervalUs: 7_654_321, maxInInterval: 3, minDifferenceUs: 250_000, countBlocked: true, inFlightUs: 0 }, store };
+    const b: Tier = { key: `${ns}:b:{alice}`, rule: { intervalUs: 9_876_543, maxInInterval: 2, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store };
+    const c: Tier = { key: `${ns}:c:{bob}`, rule: { intervalUs: 3_333_333, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store };
     const t0 = 1_700_000_000_123_457;
     const call = async (...decisions: ScriptDecision[]): Promise<ReturnType<typeof decodeReply>> => {
       const { keys, args } = encodeCall(decisions);

@@ -141,7 +141,7 @@ describe('the decide script on real Redis', () => {
         return reply;
       });
       await client.script('LOAD', DECIDE_SCRIPT.lua);
-      const tier = { key, rule: { intervalUs: 60_000_000, maxInInterval, minDifferenceUs: 0, countBlocked: false }, store: new RedisStore(measuring, 'script') };
+      const tier = { key, rule: { intervalUs: 60_000_000, maxInInterval, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store: new RedisStore(measuring, 'script') };
       const decision = await decideWithScript(measuring, { tiers: [tier], now: clock.now, dryRun: false });
       expect(decision.tiers[0]?.verdict.blockedDueToCount).to.equal(true);
       await decideWithScript(measuring, { tiers: [tier], now: undefined, dryRun: true });
@@ -174,6 +174,7 @@ describe('the decide script on real Redis', () => {
           maxInInterval: rules.maxInInterval,
           minDifferenceUs: millisecondsToMicroseconds(rules.minDifferenceMs),
           countBlocked: rules.countBlocked,
+          inFlightUs: 0,
         };
         const tier = { key: keyOf(namespaces.next(), 'user'), rule, store };
         const reference = new ReferenceLimiter(rules);

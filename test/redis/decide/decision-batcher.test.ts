@@ -14,7 +14,7 @@ import { VERDICT } from '../../../src/redis/decide/decide-reply.js';
 import { TIER_KEYS, type ScriptDecision } from '../../../src/redis/decide/decide-script.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
 
-const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: true };
+const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: true, inFlightUs: 0 };
 const store = new MemoryStore();
 
 /** An attempt for `id` across `tiers` tiers. */

@@ -8,7 +8,7 @@ import { attemptWithMulti, peekWithMulti } from '../../../src/redis/decide/multi
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
 import type { Tier } from '../../../src/core/store.js';
 
-const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 3_000_000, countBlocked: true };
+const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 3_000_000, countBlocked: true, inFlightUs: 0 };
 const now = 1_800_000_000_000_000;
 
 function stubAdapter(replies: unknown[] | Error): { adapter: RedisAdapter; transaction: sinon.SinonStub } {
@@ -23,17 +23,19 @@ describe('the MULTI path (adapter stubbed)', () => {
   // Replies in command order: ZREMRANGEBYSCORE, ZCARD, ZREVRANGE 0 0, ZREVRANGE k-2 k-1, ZADD, ZREMRANGEBYRANK, PEXPIRE.
   const replies = (count: number, newest: unknown[], pair: unknown[], added = 1): unknown[] => [0, count, newest, pair, added, 0, 1];
 
-  it("sends the card's MULTI: ZREMRANGEBYSCORE, ZCARD, two ZREVRANGEs, ZADD, ZREMRANGEBYRANK and PEXPIRE in ms", async () => {
+  it("sends the card's MULTI: ZREMRANGEBYSCORE, ZCOUNT, two ZREVRANGEs, ZADD, ZREMRANGEBYRANK and PEXPIRE in ms", async () => {
     const { adapter, transaction } = stubAdapter(replies(0, [], []));
-    await attemptWithMulti(adapter, tierOf(rule), now);
+    await attemptWithMulti(adapter, tierOf({ ...rule, inFlightUs: 2_000_000 }), now);
     const commands = transaction.firstCall.args[0] as RedisCommand[];
-    expect(commands.map((command) => command[0])).to.deep.equal(['zremrangebyscore', 'zcard', 'zrevrange', 'zrevrange', 'zadd', 'zremrangebyrank', 'pexpire']);
-    expect(commands[0]).to.deep.equal(['zremrangebyscore', 'k', '-inf', now - 60_000_000]);
+    expect(commands.map((command) => command[0])).to.deep.equal(['zremrangebyscore', 'zcount', 'zrevrange', 'zrevrange', 'zadd', 'zremrangebyrank', 'pexpire']);
+    // Records are kept, uncounted, for the time a call may be in flight; the window counts by score.
+    expect(commands[0]).to.deep.equal(['zremrangebyscore', 'k', '-inf', now - 62_000_000]);
+    expect(commands[1]).to.deep.equal(['zcount', 'k', `(${now - 60_000_000}`, '+inf']);
     expect(commands[2]).to.deep.equal(['zrevrange', 'k', 0, 0, 'withscores']);
     expect(commands[3]).to.deep.equal(['zrevrange', 'k', 8, 9, 'withscores']);
     expect(commands[4]?.slice(0, 3)).to.deep.equal(['zadd', 'k', now]);
     expect(commands[5]).to.deep.equal(['zremrangebyrank', 'k', 0, -11]);
-    expect(commands[6]).to.deep.equal(['pexpire', 'k', 60_000]);
+    expect(commands[6]).to.deep.equal(['pexpire', 'k', 62_000]);
     expect(commands.some((command) => command[3] === -1), 'never a ZRANGE 0 -1').to.equal(false);
   });
 

@@ -38,7 +38,7 @@ describe('the decide script: the short path decides as the general path', () => 
   };
 
   it('is taken only by one tier, an attempt without an action id on the caller\'s clock, with no gap and a max above 1, on the call\'s last use of its key', () => {
-    const rule = (minDifferenceUs: number, maxInInterval: number): WindowRule => ({ intervalUs: 1_000_000, maxInInterval, minDifferenceUs, countBlocked: false });
+    const rule = (minDifferenceUs: number, maxInInterval: number): WindowRule => ({ intervalUs: 1_000_000, maxInInterval, minDifferenceUs, countBlocked: false, inFlightUs: 0 });
     const tier = (r: WindowRule): Tier => ({ key: 'k', rule: r }) as unknown as Tier;
     const attempt: ScriptDecision = { tiers: [tier(rule(0, 2))], now: 1, dryRun: false };
     expect(takesShortPath(attempt)).to.equal(true);
@@ -60,7 +60,7 @@ describe('the decide script: the short path decides as the general path', () => 
     it(`random calls, seed ${seed}: the same replies, members, scores and TTLs`, async () => {
       const random = new SeededRandom(seed);
       const [short, general] = [namespaces.next('short'), namespaces.next('general')];
-      const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: random.int(2, 4), minDifferenceUs: 0, countBlocked: random.chance(0.5) };
+      const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: random.int(2, 4), minDifferenceUs: 0, countBlocked: random.chance(0.5), inFlightUs: 0 };
       const ids = ['a', 'b', 'c', 'wrong'];
       const keyOf = (namespace: string, id: string): string => `${namespace}:{${id}}`;
       for (const namespace of [short, general]) await client.set(keyOf(namespace, 'wrong'), 'not a sorted set');
