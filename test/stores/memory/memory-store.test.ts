@@ -2,11 +2,37 @@ import { expect } from 'chai';
 import sinon from 'sinon';
 import type { WindowRule } from '../../../src/core/decision-model.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
+import { localMicroseconds } from '../../../src/core/clock.js';
+import { RollingRateLimiter } from '../../../src/index.js';
 import { heapGrowth } from '../../support/heap.js';
 
 const rule: WindowRule = { intervalUs: 1_000_000, maxInInterval: 5, minDifferenceUs: 0, countBlocked: true, inFlightUs: 0 };
 
 describe('MemoryStore', () => {
+  it('never forgets an id before its window has passed: interval 1 ms, max 1, at most one admission in any 1 ms of stamps', async () => {
+    // Ids expire on the same clock, in the same unit, as the decisions: not on Date.now(), whose millisecond
+    // may end a microsecond after an admission.
+    const admittedAt: number[] = [];
+    let stamp = 0;
+    const limiter = new RollingRateLimiter({
+      interval: 1,
+      maxInInterval: 1,
+      clock: () => {
+        stamp = localMicroseconds();
+        return stamp;
+      },
+    });
+    const until = Date.now() + 50;
+    let attempts = 0;
+    while (Date.now() < until && attempts < 1_000_000) {
+      attempts += 1;
+      if (!(await limiter.limit('user'))) admittedAt.push(stamp);
+    }
+    expect(admittedAt.length, 'admissions').to.be.greaterThan(2);
+    const closest = Math.min(...admittedAt.slice(1).map((t, i) => t - (admittedAt[i] as number)));
+    expect(closest, 'µs between two admissions').to.be.at.least(1000);
+  });
+
   it('reclaims ids not written for an interval of wall-clock time, without timers, so memory stays bounded over a million ids', async () => {
     const wall = sinon.useFakeTimers({ now: 1_700_000_000_000, toFake: ['Date'] });
     try {
