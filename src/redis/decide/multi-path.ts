@@ -6,7 +6,7 @@
 import { microsecondsToWholeMillisecondsUp } from '../../core/clock.js';
 import { decideTiers, forgetUpTo, retentionUs, type WindowRule, type WindowSample } from '../../core/decision-model.js';
 import { StoreError } from '../../errors/store-error.js';
-import { nextMember } from '../../core/identity.js';
+import { actionRecordsKey, nextMember } from '../../core/identity.js';
 import type { RedisAdapter } from '../adapters/adapter.js';
 import type { RedisCommand } from '../adapters/client-types.js';
 import { readInteger, readScoredMembers } from '../replies.js';
@@ -68,16 +68,30 @@ function sampleOf(rule: WindowRule, count: number, replies: readonly unknown[]):
  *
  * The decision is docs/semantics.md steps 2 to 7 on that sample, by the same code every
  * store uses. Records stay `inFlight` (the limiter's timeout) past their window, uncounted by
- * on-time calls, for calls that reach Redis late or out of stamp order ("Time in flight"). Keeping only the newest k changes no decision: the count rule,
- * the gap rule and the wait only ever look at the newest k timestamps.
+ * on-time calls, for calls that reach Redis late or out of stamp order ("Time in flight").
+ * Keeping only the newest k changes no decision: the count rule, the gap rule and the wait
+ * only ever look at the newest k timestamps.
+ *
+ * Where Redis runs scripts, processes that decide with the decide script may share the key and
+ * record actions with ids, which `undo` and retries must still find, whatever their rank: their
+ * copies in the key's companion ({@link actionRecordsKey}) are put back after the flood bound
+ * (`ZUNIONSTORE key 2 key companion`, before the PEXPIRE, since it rewrites the key), and the
+ * companion forgets what the key forgets.
  */
-export function attemptCommands(key: string, rule: WindowRule, now: number, member: string): RedisCommand[] {
+export function attemptCommands(key: string, rule: WindowRule, now: number, member: string, sharedWithScripts = false): RedisCommand[] {
+  const forget = forgetUpTo(rule, now);
+  const actions = actionRecordsKey(key);
+  const restoreActions: RedisCommand[] = [
+    ['zremrangebyscore', actions, '-inf', forget],
+    ['zunionstore', key, 2, key, actions, 'aggregate', 'max'],
+  ];
   return [
-    ['zremrangebyscore', key, '-inf', forgetUpTo(rule, now)],
+    ['zremrangebyscore', key, '-inf', forget],
     ['zcount', key, `(${now - rule.intervalUs}`, '+inf'],
     ...sampleReads(key, rule),
     ['zadd', key, now, member],
     ['zremrangebyrank', key, 0, -(rule.maxInInterval + 1)],
+    ...(sharedWithScripts ? restoreActions : []),
     ['pexpire', key, microsecondsToWholeMillisecondsUp(retentionUs(rule))],
   ];
 }
@@ -87,9 +101,9 @@ export async function attemptWithMulti(redis: RedisAdapter, tier: Tier, now: num
   const { key, rule } = tier;
   if (!rule.countBlocked) throw new StoreError('The MULTI path records every attempt; it cannot serve countBlocked: false');
   const member = nextMember();
-  const commands = attemptCommands(key, rule, now, member);
+  const commands = attemptCommands(key, rule, now, member, redis.supportsScripts);
   const replies = await redis.transaction(commands);
-  const reads = commands.length - 5;
+  const reads = sampleReads(key, rule).length;
   if (readInteger(replies[2 + reads], 'ZADD') !== 1) {
     throw new StoreError(`ZADD did not add member ${member}: the member already existed`);
   }

@@ -62,11 +62,29 @@ describe('the ioredis MULTI path on real Redis', () => {
     const calls = (command: string): number => commandCalls(stats, command);
     expect(calls('exec')).to.equal(20_000);
     // ZREMRANGEBYSCORE, ZCOUNT, one ZREVRANGE (the (k-1)-th and k-th newest: without a gap rule nothing reads the
-    // newest), ZADD, ZREMRANGEBYRANK and PEXPIRE per decision (and this test's own ZCARDs).
-    expect(['zremrangebyscore', 'zcount', 'zadd', 'zremrangebyrank', 'pexpire'].map(calls)).to.deep.equal([20_000, 20_000, 20_000, 20_000, 20_000]);
+    // newest), ZADD, ZREMRANGEBYRANK, then the companion's ZREMRANGEBYSCORE and ZUNIONSTORE (Redis runs scripts:
+    // processes with action ids may share the key), and PEXPIRE per decision (and this test's own ZCARDs).
+    expect(['zremrangebyscore', 'zcount', 'zadd', 'zremrangebyrank', 'zunionstore', 'pexpire'].map(calls)).to.deep.equal([40_000, 20_000, 20_000, 20_000, 20_000, 20_000]);
     expect(calls('zrevrange')).to.equal(20_000);
     expect(calls('zcard')).to.equal(20_000 / 50);
     expect(calls('zrange') + calls('zrangebyscore'), 'never the whole set').to.equal(0);
+  });
+
+  it("leaves alone the action records of processes that share the key through the decide script, whatever their rank", async () => {
+    const clock = new TestClock();
+    const namespace = namespaces.next();
+    const rules = { client, namespace, interval: 60_000, maxInInterval: 3, clock: clock.read };
+    const scripted = new RollingRateLimiter(rules);
+    const plain = new RollingRateLimiter({ ...rules, useScript: false });
+    expect(await scripted.limitWithInfo('user', { actionId: 'job' })).to.include({ blocked: false });
+    // A flood through the MULTI path: its flood bound keeps the newest 3 records by rank, the action's among the older.
+    for (let i = 0; i < 20; i += 1) {
+      clock.advanceUs(1000);
+      await plain.limit('user');
+    }
+    clock.advanceUs(1000);
+    expect(await scripted.limitWithInfo('user', { actionId: 'job' }), 'a retry of the admitted action').to.include({ alreadyAdmitted: true });
+    expect(await scripted.undo('user', 'job'), 'undo finds it').to.equal(true);
   });
 
   it('sets the TTL in milliseconds, not whole seconds: the interval and the time a call may be in flight (timeout)', async () => {

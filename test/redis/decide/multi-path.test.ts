@@ -11,16 +11,16 @@ import type { Tier } from '../../../src/core/store.js';
 const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 3_000_000, countBlocked: true, inFlightUs: 0 };
 const now = 1_800_000_000_000_000;
 
-function stubAdapter(replies: unknown[] | Error): { adapter: RedisAdapter; transaction: sinon.SinonStub } {
+function stubAdapter(replies: unknown[] | Error, supportsScripts = false): { adapter: RedisAdapter; transaction: sinon.SinonStub } {
   const transaction = replies instanceof Error ? sinon.stub().rejects(replies) : sinon.stub().resolves(replies);
   const unused = sinon.stub().rejects(new Error('not expected'));
-  return { adapter: { client: {}, kind: 'stub', isCluster: false, supportsScripts: true, transaction, evalsha: unused, eval: unused }, transaction };
+  return { adapter: { client: {}, kind: 'stub', isCluster: false, supportsScripts, transaction, evalsha: unused, eval: unused }, transaction };
 }
 
 const tierOf = (r: WindowRule): Tier => ({ key: 'k', rule: r, store: new MemoryStore() });
 
 describe('the MULTI path (adapter stubbed)', () => {
-  // Replies in command order: ZREMRANGEBYSCORE, ZCARD, ZREVRANGE 0 0, ZREVRANGE k-2 k-1, ZADD, ZREMRANGEBYRANK, PEXPIRE.
+  // Replies in command order: ZREMRANGEBYSCORE, ZCOUNT, ZREVRANGE 0 0, ZREVRANGE k-2 k-1, ZADD, ZREMRANGEBYRANK, PEXPIRE.
   const replies = (count: number, newest: unknown[], pair: unknown[], added = 1): unknown[] => [0, count, newest, pair, added, 0, 1];
 
   it("sends the card's MULTI: ZREMRANGEBYSCORE, ZCOUNT, two ZREVRANGEs, ZADD, ZREMRANGEBYRANK and PEXPIRE in ms", async () => {
@@ -37,6 +37,18 @@ describe('the MULTI path (adapter stubbed)', () => {
     expect(commands[5]).to.deep.equal(['zremrangebyrank', 'k', 0, -11]);
     expect(commands[6]).to.deep.equal(['pexpire', 'k', 62_000]);
     expect(commands.some((command) => command[3] === -1), 'never a ZRANGE 0 -1').to.equal(false);
+  });
+
+  it('on a client that runs scripts, puts back the action records of the key\'s companion after the flood bound, before the PEXPIRE', async () => {
+    const { adapter, transaction } = stubAdapter([...replies(0, [], []).slice(0, 6), 0, 1, 1], true);
+    await attemptWithMulti(adapter, tierOf({ ...rule, inFlightUs: 2_000_000 }), now);
+    const commands = transaction.firstCall.args[0] as RedisCommand[];
+    expect(commands.slice(5)).to.deep.equal([
+      ['zremrangebyrank', 'k', 0, -11],
+      ['zremrangebyscore', 'k:a', '-inf', now - 62_000_000],
+      ['zunionstore', 'k', 2, 'k', 'k:a', 'aggregate', 'max'],
+      ['pexpire', 'k', 62_000],
+    ]);
   });
 
   it('reads the newest k ranks in one ZREVRANGE when maxInInterval is 1 or 2', async () => {
