@@ -54,7 +54,12 @@ export interface ExpressRateLimitOptions {
 export interface ClientRateLimitInfo {
   /** Hits in the window, blocked ones too (this one included after `increment`); above the limit it reads `limit + 1`. */
   totalHits: number;
-  /** When the count next changes (see {@link RollingWindowStore.increment} and {@link RollingWindowStore.get}). */
+  /**
+   * When the count next changes (see {@link RollingWindowStore.increment} and {@link RollingWindowStore.get}): the
+   * millisecond of the answer plus the wait rounded up to the millisecond, so that express-rate-limit, which
+   * counts from its own `Date.now()` and rounds up to whole seconds, announces the true whole seconds (60 for a
+   * fresh hit of a 60 s window).
+   */
   resetTime: Date | undefined;
 }
 
@@ -91,7 +96,9 @@ const limitCheck = either(func<(...args: never[]) => unknown>(), integer(0, MAX_
  * Every hit counts, blocked ones too, as in express-rate-limit's own stores.
  * `decrement` (`skipFailedRequests`, `skipSuccessfulRequests`) removes the
  * hit of the request it is called for, a refused request's own hit included,
- * and no other.
+ * and no other, however many requests are in flight: admitted hits are kept
+ * while in the window, refused ones are bounded apart (see docs/http.md), so
+ * a refused request's give-back never frees an admitted request's slot.
  *
  * @example
  * ```ts
@@ -184,7 +191,9 @@ export class RollingWindowStore {
    * Removes the hit of the request this is called for (express-rate-limit
    * calls it while handling that request): a refused request gives back its
    * own hit, never an admitted one. Does nothing when called outside a
-   * request this store counted, or twice for one request.
+   * request this store counted, or twice for one request, or when the hit is
+   * gone already (it left the window, or it was a refused hit dropped under a
+   * flood of them, which freed no admitted slot).
    */
   async decrement(key: string): Promise<void> {
     const pending = pendingHits.getStore();

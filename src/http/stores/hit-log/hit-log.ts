@@ -6,6 +6,19 @@
 // answered with the hits of the key in its window, capped at limit + 1, and
 // when that changes. What a key keeps is trimmed by the largest window and the
 // largest limit + 1 that any rule has used on it, never by a smaller rule.
+//
+// A hit may be given back (`remove`, express-rate-limit's `decrement`), and
+// only its own record goes: so a key keeps two kinds of hits apart. An
+// admitted hit (its window had room for it) is kept while it is in the key's
+// largest window: under one rule a window never holds more than `limit` of
+// them, so the bound of the newest largest-limit + 1 admitted hits never
+// drops one a decision counts. A refused hit (over its rule's limit) is kept
+// among the newest largest-limit + 1 refused hits only: what a flood adds is
+// bounded, and the oldest refused hit goes first. Dropping a refused hit
+// never frees an admitted slot (the admitted hits are all still there), and
+// its give-back then removes nothing, since its record is gone already. The
+// count is unchanged by the bound: a dropped hit in a window means the
+// limit + 1 newer hits of its kind are in it too.
 // Under blocking rules (the NestJS throttler storage's), one request is judged
 // on one or more keys together and recorded only when every key admits it:
 // one that would take a key's window over its limit is refused and starts a
@@ -81,7 +94,11 @@ export interface HitLog {
   hitOrBlock(hits: readonly BlockingHit[]): Promise<BlockingCount[]>;
   /** Reads the count of `key` under `rule`, writing nothing. */
   read(key: string, rule: HitRule): Promise<HitCount>;
-  /** Removes one recorded hit; nothing happens when it has left already. */
+  /**
+   * Removes one recorded hit, the one recorded as `member` and no other;
+   * nothing happens when it has left already, or was a refused hit dropped
+   * by the bound on refused hits (which freed no admitted slot).
+   */
   remove(key: string, member: string): Promise<void>;
   /** Forgets every hit of `key`. */
   clear(key: string): Promise<void>;
@@ -93,6 +110,8 @@ export interface HitLog {
 export const RULES_KEY_SUFFIX = ':rules';
 /** The suffix of a key's block key (beside the rules key, on the same Cluster slot). */
 export const BLOCK_KEY_SUFFIX = ':block';
+/** The suffix of a key's refused-hits key: the refused hits of the log again, so they can be bounded apart (same Cluster slot). */
+export const REFUSED_KEY_SUFFIX = ':refused';
 
 /**
  * The answer for sorted timestamps `times` (ascending, already trimmed),

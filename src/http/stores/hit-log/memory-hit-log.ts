@@ -6,6 +6,10 @@ import { countOf, type BlockingCount, type BlockingHit, type HitCount, type HitL
 interface Entry {
   readonly times: number[];
   readonly members: string[];
+  /** Per hit: whether it was refused (over its rule's limit) when recorded. */
+  readonly refused: boolean[];
+  /** How many of the hits were refused. */
+  refusedCount: number;
   /** The largest window any rule recording on the key used (µs). */
   keptWindowUs: number;
   /** The largest limit + 1 any rule recording on the key used. */
@@ -17,8 +21,9 @@ interface Entry {
 /**
  * The hit log in this process's memory: the same steps as the Lua script, on
  * arrays. Bounded under a flood: a key holds at most the largest limit + 1 of
- * its rules, and a key is dropped only once its largest window has passed
- * since its last hit (never while it holds a hit some rule still counts).
+ * its rules of each kind, admitted and refused (see hit-log.ts), and a key is
+ * dropped only once its largest window has passed since its last hit (never
+ * while it holds a hit some rule still counts).
  */
 export class MemoryHitLog implements HitLog {
   /** Keys in the order of their last hit, so the stale ones are at the front. */
@@ -50,7 +55,7 @@ export class MemoryHitLog implements HitLog {
       judged.map(({ key, rule, entry, refused, blockedUntilUs }) => {
         if (entry === undefined) return { ...countOf(this.#live(key, nowUs)?.times ?? [], nowUs, rule, false), blockedUntilUs };
         this.#blocks.delete(key);
-        if (admitted) this.#insert(entry, nowUs, nextMember());
+        if (admitted) this.#insert(entry, nowUs, nextMember(), false);
         if (!refused) return { ...countOf(entry.times, nowUs, rule, admitted), blockedUntilUs: undefined };
         const endsUs = rule.blockUs > 0 ? nowUs + rule.blockUs : undefined;
         if (endsUs !== undefined) this.#blocks.set(key, endsUs);
@@ -63,7 +68,7 @@ export class MemoryHitLog implements HitLog {
   #record(key: string, rule: HitRule, nowUs: number): RecordedHit {
     const entry = this.#kept(key, rule, nowUs);
     const member = nextMember();
-    this.#insert(entry, nowUs, member);
+    this.#insert(entry, nowUs, member, countOf(entry.times, nowUs, rule, false).count >= rule.limit);
     return { ...countOf(entry.times, nowUs, rule, true), member };
   }
 
@@ -73,28 +78,33 @@ export class MemoryHitLog implements HitLog {
    */
   #kept(key: string, rule: HitRule, nowUs: number): Entry {
     this.#sweep(nowUs);
-    const entry = this.#live(key, nowUs) ?? { times: [], members: [], keptWindowUs: 0, keptCount: 0, expiresAtUs: 0 };
+    const entry = this.#live(key, nowUs) ?? { times: [], members: [], refused: [], refusedCount: 0, keptWindowUs: 0, keptCount: 0, expiresAtUs: 0 };
     entry.keptWindowUs = Math.max(entry.keptWindowUs, rule.windowUs);
     entry.keptCount = Math.max(entry.keptCount, rule.limit + 1);
     let gone = 0;
     while (gone < entry.times.length && (entry.times[gone] as number) <= nowUs - entry.keptWindowUs) gone += 1;
     entry.times.splice(0, gone);
     entry.members.splice(0, gone);
+    entry.refusedCount -= entry.refused.splice(0, gone).filter(Boolean).length;
     entry.expiresAtUs = nowUs + entry.keptWindowUs;
     this.#entries.delete(key);
     this.#entries.set(key, entry);
     return entry;
   }
 
-  /** Adds a hit at `nowUs` (after any from another clock's future), keeping the newest `keptCount`. */
-  #insert(entry: Entry, nowUs: number, member: string): void {
+  /**
+   * Adds a hit at `nowUs` (after any from another clock's future), admitted or `refused`, keeping the newest
+   * `keptCount` of its kind: dropping the oldest refused hit never touches an admitted one (see hit-log.ts).
+   */
+  #insert(entry: Entry, nowUs: number, member: string, refused: boolean): void {
     let at = entry.times.length;
     while (at > 0 && (entry.times[at - 1] as number) > nowUs) at -= 1; // another clock's hit from the future stays after
     entry.times.splice(at, 0, nowUs);
     entry.members.splice(at, 0, member);
-    const over = Math.max(0, entry.times.length - entry.keptCount);
-    entry.times.splice(0, over);
-    entry.members.splice(0, over);
+    entry.refused.splice(at, 0, refused);
+    if (refused) entry.refusedCount += 1;
+    const ofKind = (): number => (refused ? entry.refusedCount : entry.times.length - entry.refusedCount);
+    while (ofKind() > entry.keptCount) drop(entry, entry.refused.indexOf(refused));
   }
 
   read(key: string, rule: HitRule): Promise<HitCount> {
@@ -105,10 +115,7 @@ export class MemoryHitLog implements HitLog {
   remove(key: string, member: string): Promise<void> {
     const entry = this.#entries.get(key);
     const at = entry === undefined ? -1 : entry.members.indexOf(member);
-    if (entry !== undefined && at >= 0) {
-      entry.times.splice(at, 1);
-      entry.members.splice(at, 1);
-    }
+    if (entry !== undefined && at >= 0) drop(entry, at);
     return Promise.resolve();
   }
 
@@ -147,4 +154,12 @@ export class MemoryHitLog implements HitLog {
       this.#entries.delete(key);
     }
   }
+}
+
+/** Removes the hit at index `at` of `entry`. */
+function drop(entry: Entry, at: number): void {
+  entry.times.splice(at, 1);
+  entry.members.splice(at, 1);
+  const [refused] = entry.refused.splice(at, 1);
+  if (refused === true) entry.refusedCount -= 1;
 }

@@ -5,7 +5,7 @@ import type { RedisAdapter } from '../../../redis/adapters/adapter.js';
 import { HIT_LOG_SCRIPT } from './hit-log-script.js';
 import { runScript } from '../../../redis/scripts/run-script.js';
 import { callStore } from '../../../resilience/store-call.js';
-import { BLOCK_KEY_SUFFIX, RULES_KEY_SUFFIX, type BlockingCount, type BlockingHit, type BlockingRule, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
+import { BLOCK_KEY_SUFFIX, REFUSED_KEY_SUFFIX, RULES_KEY_SUFFIX, type BlockingCount, type BlockingHit, type BlockingRule, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
 
 /** How long one call may take before it fails with a TimeoutError (the library's default `timeout`). */
 const TIMEOUT_MS = 2000;
@@ -35,7 +35,8 @@ function withoutBlock({ blockedUntilUs: _blockedUntilUs, ...count }: BlockingCou
 
 /**
  * The hit log on Redis: one script call per hit or read (one round trip), a
- * sorted set per key and its rules key beside it, on the same Cluster slot.
+ * sorted set per key, and beside it, on the same Cluster slot, its rules key
+ * and the sorted set of its refused hits (which exists only while it has some).
  */
 export class RedisHitLog implements HitLog {
   readonly #redis: RedisAdapter;
@@ -79,12 +80,14 @@ export class RedisHitLog implements HitLog {
     return this.#run([key], [rule], '', false).then(([count]) => withoutBlock(count as BlockingCount));
   }
 
+  /** Removes the member from the log and, were it a refused hit, from the refused key: one MULTI, one round trip. */
   remove(key: string, member: string): Promise<void> {
-    return this.#call(() => this.#redis.transaction([['zrem', key, member]]), 'Giving back a hit').then(() => undefined);
+    const commands = [['zrem', key, member], ['zrem', key + REFUSED_KEY_SUFFIX, member]] as const;
+    return this.#call(() => this.#redis.transaction(commands), 'Giving back a hit').then(() => undefined);
   }
 
   clear(key: string): Promise<void> {
-    return this.#call(() => this.#redis.transaction([['del', key, key + RULES_KEY_SUFFIX, key + BLOCK_KEY_SUFFIX]]), 'Clearing a key').then(() => undefined);
+    return this.#call(() => this.#redis.transaction([['del', key, key + RULES_KEY_SUFFIX, key + REFUSED_KEY_SUFFIX, key + BLOCK_KEY_SUFFIX]]), 'Clearing a key').then(() => undefined);
   }
 
   /**
@@ -108,10 +111,10 @@ export class RedisHitLog implements HitLog {
   #run(keys: readonly string[], rules: readonly (HitRule | BlockingRule)[], member: string, blocking: boolean): Promise<BlockingCount[]> {
     const nowUs = this.#clock();
     const scriptKeys: string[] = [];
-    const args: (string | number)[] = [nowUs, member, blocking ? 3 : 2];
+    const args: (string | number)[] = [nowUs, member, blocking ? 4 : 3];
     keys.forEach((key, i) => {
       const rule = rules[i] as BlockingRule;
-      scriptKeys.push(key, key + RULES_KEY_SUFFIX, ...(blocking ? [key + BLOCK_KEY_SUFFIX] : []));
+      scriptKeys.push(key, key + RULES_KEY_SUFFIX, key + REFUSED_KEY_SUFFIX, ...(blocking ? [key + BLOCK_KEY_SUFFIX] : []));
       args.push(rule.windowUs, rule.limit, ...(blocking ? [rule.blockUs] : []));
     });
     return this.#call(

@@ -2,7 +2,8 @@
 // loads, and it answers exactly as the in-memory hit log for the same
 // schedule of hits, reads, give-backs and rules, on an injected clock, with
 // blocks (the NestJS throttler storage's blockDuration) too, and with one
-// request judged on several keys at once (its named throttlers).
+// request judged on several keys at once (its named throttlers); and what it
+// keeps under a flood of refused hits that may be given back.
 
 import { expect } from 'chai';
 import fc from 'fast-check';
@@ -105,6 +106,27 @@ describe('the hit-log script on a real Redis', function () {
     ]);
     const ttl = await redis.client.pttl(`${key}:block`);
     expect(ttl, 'the block key expires with its block').to.be.within(1, 30_000);
+  });
+
+  it('under a flood keeps every admitted hit and the newest limit + 1 refused ones, all with the window as TTL; a give-back frees only its own', async () => {
+    const clock = { now: 1_700_000_000_000_000 };
+    const log = new RedisHitLog(adapterFor(redis.client), () => clock.now);
+    const key = keys.next();
+    const rule = { windowUs: 60_000_000, limit: 2 };
+    const members: string[] = [];
+    for (let i = 0; i < 200; i += 1) {
+      clock.now += 1_000;
+      members.push((await log.hit(key, rule)).member);
+    }
+    const [admitted, refused] = [members.slice(0, 2), members.slice(2)];
+    expect(await redis.client.zrange(key, 0, -1), 'the two admitted hits and the three newest refused ones').to.deep.equal([...admitted, ...refused.slice(-3)]);
+    expect(await redis.client.zrange(`${key}:refused`, 0, -1)).to.deep.equal(refused.slice(-3));
+    for (const suffix of ['', ':rules', ':refused']) expect(await redis.client.pttl(key + suffix), `the TTL of ${key}${suffix}`).to.be.within(59_000, 60_000);
+    // Every refused hit gives itself back, the dropped ones too: the admitted hits still fill the window.
+    for (const member of refused) await log.remove(key, member);
+    expect(await redis.client.zrange(key, 0, -1)).to.deep.equal(admitted);
+    expect(await redis.client.exists(`${key}:refused`), 'the refused key is gone with its last hit').to.equal(0);
+    expect((await log.hit(key, rule)).count, 'still refused').to.equal(3);
   });
 
   it('keeps what the largest rule needs: a 1-per-second rule does not trim a 5-per-10-seconds count', async () => {
