@@ -12,10 +12,13 @@ export const DECISION_CHANNEL = 'rolling-window-limiter:decision';
 export const STORE_ERROR_CHANNEL = 'rolling-window-limiter:store-error';
 /** Name of the channel of circuit-breaker changes: one {@link CircuitMessage} per change of state. */
 export const CIRCUIT_CHANNEL = 'rolling-window-limiter:circuit';
+/** Name of the channel of warnings: one {@link WarningMessage} per warning, the same as its `process.emitWarning`. */
+export const WARNING_CHANNEL = 'rolling-window-limiter:warning';
 
 const decisionChannel = channel(DECISION_CHANNEL);
 const storeErrorChannel = channel(STORE_ERROR_CHANNEL);
 const circuitChannel = channel(CIRCUIT_CHANNEL);
+const warningChannel = channel(WARNING_CHANNEL);
 
 /** Published on `rolling-window-limiter:decision` for every decision a limiter or a stack returns. */
 export interface DecisionMessage {
@@ -58,6 +61,20 @@ export interface CircuitMessage {
   readonly consecutiveFailures: number;
 }
 
+/**
+ * Published on `rolling-window-limiter:warning` for something that does not
+ * fail a call but undermines the limits (an evicting Redis), once, when it is
+ * found, with the warning also given to `process.emitWarning` where there is one.
+ */
+export interface WarningMessage {
+  /** A stable code, the warning's `code` too, e.g. `'RATE_LIMITER_EVICTING_POLICY'`. */
+  readonly code: string;
+  /** What is wrong and what to do, as the warning says it. */
+  readonly message: string;
+  /** What holds the state, as a store names it (e.g. `ioredis`, `node-redis cluster`). */
+  readonly store: string;
+}
+
 /** When a decision starts, for {@link publishDecision}: `performance.now()` while someone subscribes, else `-1` (no clock read). */
 export function decisionStartTime(): number {
   return decisionChannel.hasSubscribers ? performance.now() : -1;
@@ -89,4 +106,9 @@ export function publishCircuit(
   consecutiveFailures: number,
 ): void {
   if (circuitChannel.hasSubscribers) circuitChannel.publish({ namespaces, node, state, previous, consecutiveFailures } satisfies CircuitMessage);
+}
+
+/** Publishes a {@link WarningMessage} if anyone subscribes. */
+export function publishWarning(code: string, message: string, store: string): void {
+  if (warningChannel.hasSubscribers) warningChannel.publish({ code, message, store } satisfies WarningMessage);
 }

@@ -5,6 +5,7 @@ import { attemptWithMulti, peekWithMulti } from './decide/multi-path.js';
 import { decideWithScript } from './decide/script-path.js';
 import { batcherFor } from './decide/decision-batcher.js';
 import { clearWithMulti, clearWithScript, undoWithMulti, undoWithScript } from './clear-and-undo.js';
+import { checkServerOnce } from './server-checks.js';
 import type { Store, StoreDecision, Tier } from '../core/store.js';
 
 /**
@@ -68,7 +69,11 @@ const WAYS: Readonly<Record<RedisPath, Way>> = {
   },
 };
 
-/** The Redis store: one client, one way to decide. */
+/**
+ * The Redis store: one client, one way to decide. The first call on a client
+ * also checks, on the side, that its server does not evict keys
+ * (server-checks.ts).
+ */
 export class RedisStore implements Store {
   /** The adapter of the store's client. */
   readonly adapter: RedisAdapter;
@@ -92,19 +97,19 @@ export class RedisStore implements Store {
   }
 
   async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
-    return this.#way.attempt(this.adapter, tiers, now, actionId);
+    return this.#checked(this.#way.attempt(this.adapter, tiers, now, actionId));
   }
 
   async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
-    return this.#way.peek(this.adapter, tiers, now);
+    return this.#checked(this.#way.peek(this.adapter, tiers, now));
   }
 
   async clear(keys: readonly string[]): Promise<void> {
-    return this.#way.clear(this.adapter, keys);
+    return this.#checked(this.#way.clear(this.adapter, keys));
   }
 
   async undo(keys: readonly string[], actionId: string): Promise<boolean> {
-    return this.#way.undo(this.adapter, keys, actionId);
+    return this.#checked(this.#way.undo(this.adapter, keys, actionId));
   }
 
   connectionProblem(): ConnectionProblem | undefined {
@@ -121,5 +126,11 @@ export class RedisStore implements Store {
 
   slotOwner(key: string): string | undefined {
     return this.adapter.slotOwner?.(key);
+  }
+
+  /** The call, sent; and beside it, on the client's first call only, the check of its server. */
+  #checked<T>(call: Promise<T>): Promise<T> {
+    void checkServerOnce(this.adapter);
+    return call;
   }
 }

@@ -26,6 +26,13 @@ export interface RedisAdapter {
   evalsha(sha1: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
   /** `EVAL script numkeys ...keys ...args`. */
   eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown>;
+  /**
+   * Sends one command that names no key (`CONFIG GET`, `INFO`), outside any
+   * transaction, and resolves to its reply as the client gives it; on a
+   * Cluster it goes to the node the client picks for such a command. Absent
+   * for a client that is no server (redis-mock).
+   */
+  serverCommand?(command: RedisCommand): Promise<unknown>;
   /** What the client shows is wrong with its connection, read (nothing sent) to explain a {@link TimeoutError}; undefined when it looks connected or cannot tell. */
   connectionProblem?(): ConnectionProblem | undefined;
   /**

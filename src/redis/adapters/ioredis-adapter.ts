@@ -18,6 +18,11 @@ interface ArrayArgumentsClient {
   eval(script: string, numkeys: number, keysAndArgs: (string | number)[]): Promise<unknown>;
 }
 
+/** ioredis's way to send any command by its name (on a `Cluster`, one without a key goes to a node of its choice). */
+interface AnyCommandClient {
+  call(name: string, ...args: (string | number)[]): Promise<unknown>;
+}
+
 /** {@link RedisAdapter} for ioredis `Redis` and `Cluster` instances. */
 export class IORedisAdapter implements RedisAdapter {
   readonly client: IORedisLikeClient;
@@ -48,6 +53,11 @@ export class IORedisAdapter implements RedisAdapter {
 
   eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     return (this.client as unknown as ArrayArgumentsClient).eval(lua, keys.length, [...keys, ...args]);
+  }
+
+  /** One command without a key, by ioredis's `call`: on a `Cluster`, to a node ioredis picks. */
+  serverCommand([name, ...args]: RedisCommand): Promise<unknown> {
+    return (this.client as unknown as AnyCommandClient).call(name, ...args);
   }
 
   /** On a `Cluster`: the first node key (`host:port`, the master) ioredis's slot map lists for the key's slot. */

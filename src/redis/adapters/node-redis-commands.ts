@@ -8,7 +8,7 @@ export function stringsOf(command: RedisCommand): string[] {
   return command as readonly string[] as string[];
 }
 
-/** The script calls of an adapter whose client sends commands of strings (node-redis, GLIDE): `send` routes each by its first key. */
+/** The script calls (and keyless commands) of an adapter whose client sends commands of strings (node-redis, GLIDE): `send` routes each by its first key. */
 export abstract class StringCommandAdapter {
   readonly supportsScripts = true;
 
@@ -20,6 +20,11 @@ export abstract class StringCommandAdapter {
   /** `EVAL <script> <numkeys> <keys…> <args…>`, every argument a string. */
   eval(lua: string, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     return this.send(['EVAL', lua, String(keys.length), ...keys, ...args.map(String)], keys[0]);
+  }
+
+  /** Sends one command that names no key, every argument a string: on a Cluster, to the node the client picks. */
+  serverCommand(command: RedisCommand): Promise<unknown> {
+    return this.send(stringsOf(command), undefined);
   }
 
   /** Sends one command, to the node that holds `key` on a Cluster. */
