@@ -18,7 +18,6 @@ import { type LogAttempt, microBatcher, SLIDING_LOG_LUA, SLIDING_LOG_SHA1, slidi
 import type * as MultiPath from '../src/redis/decide/multi-path.js';
 import type * as DecideCodec from '../src/redis/decide/decide-codec.js';
 import type * as DecideScript from '../src/redis/decide/decide-script.js';
-import type * as DecideReply from '../src/redis/decide/decide-reply.js';
 
 /** The rules of one measurement, in rolling-rate-limiter's names (ms). */
 export interface Rules {
@@ -67,7 +66,7 @@ const { RollingRateLimiter, RateLimiterStack } = built<typeof Library>('index.js
 const { attemptCommands } = built<typeof MultiPath>('redis/decide/multi-path.js');
 const { encodeCall } = built<typeof DecideCodec>('redis/decide/decide-codec.js');
 const { DECIDE_SCRIPT } = built<typeof DecideScript>('redis/decide/decide-script.js');
-const { unpackReply, VERDICT } = built<typeof DecideReply>('redis/decide/decide-reply.js');
+const { unpackReply, VERDICT } = built<typeof DecideCodec>('redis/decide/decide-codec.js');
 
 type LimiterOptions = Partial<ConstructorParameters<typeof RollingRateLimiter>[0]>;
 
@@ -159,7 +158,7 @@ function bareScript(backend: Backend, tiersOf: (rules: Rules, namespace: string)
       keyOf: (id) => libraryKey((tiers[1] ?? tiers[0])!.namespace, id),
       decide: async (id) => {
         // encodeCall() reads only each tier's key and rule: a floor has no store to give it.
-        const withKeys = tiers.map(({ namespace: space, rule }) => ({ key: libraryKey(space, id), rule })) as unknown as DecideScript.ScriptDecision['tiers'];
+        const withKeys = tiers.map(({ namespace: space, rule }) => ({ key: libraryKey(space, id), rule })) as unknown as DecideCodec.ScriptDecision['tiers'];
         const { keys, args } = encodeCall([{ tiers: withKeys, now: stamp().now, dryRun: false }]);
         const reply = await redis.evalsha(DECIDE_SCRIPT.sha1, keys, args);
         const verdict = typeof reply === 'number' ? unpackReply(reply)[0] : Array.isArray(reply) ? Number(reply[0]) : undefined;

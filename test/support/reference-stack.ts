@@ -171,7 +171,6 @@ export class ReferenceStack {
     const allowed = judged.every((tier) => !tier.blockedDueToCount && !tier.blockedDueToMinDifference);
 
     const infos = tiers.map(({ rules, recorded }, i): ReferenceTierInfo => {
-      const S = windows[i] as ReferenceRecord[];
       // 5. Record t when the tier counts blocked attempts, or when the action was allowed overall; an action's
       // earlier blocked record is replaced.
       const record = rules.countBlocked || allowed;

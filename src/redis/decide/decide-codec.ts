@@ -1,36 +1,55 @@
-// The decide script's codec: a decision into KEYS and ARGV, and the reply
-// back into named values, both by the layout the script declares (and reads
-// its arguments by) in decide-script.ts.
+// The decide script's codec: decisions into KEYS and ARGV, and the reply back
+// into each decision's outcome, checked against the decision model. The
+// layout is the one decide-script.ts names in its header, field by field in
+// the same order (a test holds the lists below equal to the Lua's).
 
+import { microsecondsToWholeMillisecondsUp } from '../../core/clock.js';
+import { decideTiers, forgetUpTo, judge, retentionUs, type RecordedWindow, type Verdict, type WindowRule } from '../../core/decision-model.js';
+import { actionRecordsKey, nextMember } from '../../core/identity.js';
+import { refusedByStore } from '../../core/store-error-policy.js';
+import type { StoreDecision, Tier, TierOutcome } from '../../core/store.js';
 import { StoreError } from '../../errors/store-error.js';
 import { readInteger } from '../replies.js';
-import { decodeValues, encodeFields, encodeKeys, type ReplyCursor } from './call-layout.js';
-import type { WindowRule } from '../../core/decision-model.js';
-import { DECIDE_SCRIPT, DECISION_HEADER, RULE, type ScriptDecision, takesShortPath, TIER_ARGUMENTS, TIER_KEYS } from './decide-script.js';
-import type { Tier } from '../../core/store.js';
-import { DRY_RUN_TIER, type NamesOf, readsNewest, RECORDED_TIER, REPLY_HEADER, type ReplyValue, unpackReply } from './decide-reply.js';
+import { DECIDE_SCRIPT } from './decide-script.js';
 
-type Named<Part extends readonly ReplyValue[]> = { readonly [Name in NamesOf<Part>]: number };
+/** One decision for the decide script: an attempt (recorded) or a dry run, across the tiers of one id. */
+export interface ScriptDecision {
+  readonly tiers: readonly Tier[];
+  /** The attempt's time; undefined to read Redis TIME. */
+  readonly now: number | undefined;
+  readonly dryRun: boolean;
+  readonly actionId?: string | undefined;
+}
 
-/** A decision's first values in the reply, by name; `now` is -1 where the caller gave the time. */
-export type ReplyHeader = Named<typeof REPLY_HEADER>;
-/** A recorded attempt's values of one tier, by name; -1 for a value left out or that does not exist. */
-export type RecordedTierReply = Named<typeof RECORDED_TIER>;
-/** A dry run's values of one tier, by name; -1 for a value left out or that does not exist. */
-export type DryRunTierReply = Named<typeof DRY_RUN_TIER>;
+/** The fields of a decision's header in ARGV, in order. */
+export const HEADER_FIELDS = ['tiers', 'now', 'member', 'actionId'] as const;
+/** The keys of each tier in KEYS, in order. */
+export const KEY_FIELDS = ['key', 'actions'] as const;
+/** The fields each tier adds to its decision in ARGV, after the header, in order. */
+export const TIER_FIELDS = ['rule', 'cutoff', 'forget'] as const;
+/** The fields of a rule in ARGV, at the end of the call, in order. */
+export const RULE_FIELDS = ['interval', 'max', 'gap', 'countBlocked', 'ttl', 'actionTtl'] as const;
 
-/** One decision's part of the reply, by name; a decision that failed alone has only its header. */
-export type DecisionReply =
-  | { readonly dryRun: false; readonly header: ReplyHeader; readonly tiers: readonly RecordedTierReply[] }
-  | { readonly dryRun: true; readonly header: ReplyHeader; readonly tiers: readonly DryRunTierReply[] };
+/** A decision's first value in the reply: how it was decided, or (negative) why it alone failed and wrote nothing. */
+export const VERDICT = { blocked: 0, allowed: 1, alreadyAdmitted: 2, wrongType: -1 } as const;
 
 /**
- * At most how many keys and arguments one decision adds to a call of the
- * decide script: its header, and per tier its keys, its rule's place and the
- * rule itself (sent once per call, however many decisions use it).
+ * At most how many keys and arguments one decision adds to a call: its header, and per tier its keys, its fields
+ * and its rule (sent once per call, however many decisions use it).
  */
 export function callSizeOf(decision: ScriptDecision): number {
-  return DECISION_HEADER.length + (TIER_KEYS.length + TIER_ARGUMENTS.length + RULE.length) * decision.tiers.length;
+  return HEADER_FIELDS.length + (KEY_FIELDS.length + TIER_FIELDS.length + RULE_FIELDS.length) * decision.tiers.length;
+}
+
+/**
+ * Whether the script decides `decision` on its short path (it checks the same itself): one tier, an attempt without
+ * an action id on the caller's clock, under a rule with no gap and a max above 1. Such a decision never reads max(S)
+ * or the time as a number.
+ */
+export function takesShortPath(decision: ScriptDecision): boolean {
+  if (decision.dryRun || decision.actionId !== undefined || decision.now === undefined || decision.tiers.length !== 1) return false;
+  const { rule } = decision.tiers[0] as Tier;
+  return rule.minDifferenceUs === 0 && rule.maxInInterval > 1;
 }
 
 /** The keys and arguments of one call of the decide script over `decisions`, in its layout. */
@@ -39,84 +58,147 @@ export function encodeCall(decisions: readonly ScriptDecision[]): { keys: string
   const args: (string | number)[] = [0];
   // The call's rules, by identity (a limiter's tiers keep theirs): a batch of one limiter's decisions sends its rule once.
   const rules: WindowRule[] = [];
-  // A decision takes the short path where no later decision of the call uses its key (it then sets the TTL at once).
-  const lastUse = decisions.length > 1 ? lastUses(decisions) : undefined;
-  for (const [i, decision] of decisions.entries()) {
-    const shortPath = takesShortPath(decision) && (lastUse === undefined || lastUse.get((decision.tiers[0] as Tier).key) === i);
-    encodeFields(args, DECISION_HEADER, { decision, shortPath });
-    for (const tier of decision.tiers) {
-      encodeKeys(keys, TIER_KEYS, tier);
-      let place = rules.indexOf(tier.rule) + 1;
-      if (place === 0) place = rules.push(tier.rule);
-      encodeFields(args, TIER_ARGUMENTS, { tier, decision, place });
+  for (const { tiers, now, dryRun, actionId } of decisions) {
+    // tiers, now, member, actionId
+    args.push(tiers.length, now ?? '', dryRun || actionId !== undefined ? '' : nextMember(), actionId ?? '');
+    for (const tier of tiers) {
+      const { rule } = tier;
+      // key, actions
+      keys.push(tier.key, actionRecordsKey(tier.key));
+      let place = rules.indexOf(rule);
+      if (place < 0) place = rules.push(rule) - 1;
+      // rule, cutoff, forget
+      args.push(RULE_FIELDS.length * place, now === undefined ? '' : now - rule.intervalUs, now === undefined ? '' : forgetUpTo(rule, now));
     }
   }
   args[0] = rules.length;
-  for (const rule of rules) encodeFields(args, RULE, rule);
+  for (const rule of rules) {
+    const ttl = microsecondsToWholeMillisecondsUp(retentionUs(rule));
+    // interval, max, gap, countBlocked, ttl, actionTtl
+    args.push(rule.intervalUs, rule.maxInInterval, rule.minDifferenceUs, rule.countBlocked ? '1' : '0', ttl, ttl + 1);
+  }
   return { keys, args };
 }
 
-/** The place in `decisions` of the last decision that uses each key. */
-function lastUses(decisions: readonly ScriptDecision[]): Map<string, number> {
-  const last = new Map<string, number>();
-  decisions.forEach((decision, i) => {
-    for (const tier of decision.tiers) last.set(tier.key, i);
-  });
-  return last;
+/** Whether a tier's reply carries max(S) and max(S'): only a tier with a gap rule or a max of 1 reads them. */
+export function readsNewest(rule: WindowRule): boolean {
+  return rule.minDifferenceUs > 0 || rule.maxInInterval === 1;
 }
 
-/** A decision's header at the cursor: its verdict, and the time Redis's clock gave it (-1 where the caller gave it). */
-export function readHeader(decision: ScriptDecision, cursor: ReplyCursor): ReplyHeader {
-  return decodeValues(REPLY_HEADER, cursor, (when) => when === 'redisClock' && decision.now === undefined);
+/** A reply being read: its values, and where the next one is. */
+interface Cursor {
+  readonly values: readonly number[];
+  at: number;
 }
 
-/** A recorded attempt's values of one tier, under `rule`, at the cursor. */
-export function readRecordedTier(rule: WindowRule, cursor: ReplyCursor): RecordedTierReply {
-  return decodeValues(RECORDED_TIER, cursor, (when, read) => (when === 'readsNewest' ? readsNewest(rule) : when === 'fullAfter' && read.countAfter >= rule.maxInInterval));
-}
-
-/** A dry run's values of one tier, under `rule`, at the cursor. */
-export function readDryRunTier(rule: WindowRule, cursor: ReplyCursor): DryRunTierReply {
-  const max = rule.maxInInterval;
-  return decodeValues(DRY_RUN_TIER, cursor, (when, read) => {
-    if (when === 'readsNewest') return readsNewest(rule);
-    if (when === 'nearlyFull') return max > 1 && read.count >= max - 1;
-    return when === 'full' && read.count >= max;
-  });
+/** The next value at the cursor; -1 (it does not exist) where `present` is false. */
+function next(cursor: Cursor, present = true): number {
+  return present ? (cursor.values[cursor.at++] as number) : -1;
 }
 
 /**
- * Reads the reply to a call of `decisions`: checks its values are integers, hands each decision and a cursor at
- * its part to `read`, which reads the part (its header, then, unless it failed, its tiers), and checks that the
- * parts add up to the whole reply; throws a StoreError on a reply of another shape.
+ * Reads the reply to a call of `decisions` into each decision's outcome, in order, or the error that decision alone
+ * failed with (a key of another type; the script and the model disagreeing); throws a StoreError on a reply of
+ * another shape.
  */
-export function readReply<T>(decisions: readonly ScriptDecision[], reply: unknown, read: (decision: ScriptDecision, cursor: ReplyCursor) => T): T[] {
-  const cursor: ReplyCursor = { values: integersOf(reply), at: 0 };
-  const answers: T[] = [];
-  for (const decision of decisions) {
+export function readOutcomes(decisions: readonly ScriptDecision[], reply: unknown): (StoreDecision | StoreError)[] {
+  const cursor: Cursor = { values: integersOf(reply), at: 0 };
+  const outcomes = decisions.map((decision) => {
     if (cursor.at >= cursor.values.length) throw unexpectedReply(reply);
-    answers.push(read(decision, cursor));
-  }
+    return outcomeOf(decision, cursor);
+  });
   if (cursor.at !== cursor.values.length) throw unexpectedReply(reply);
-  return answers;
+  return outcomes;
 }
 
-/** The reply to a call of `decisions`, each decision's part by name; throws a StoreError on a reply of another shape. */
-export function decodeReply(decisions: readonly ScriptDecision[], reply: unknown): DecisionReply[] {
-  return readReply(decisions, reply, (decision, cursor): DecisionReply => {
-    const header = readHeader(decision, cursor);
-    const rules = header.verdict < 0 ? [] : decision.tiers.map((tier) => tier.rule);
-    return decision.dryRun
-      ? { dryRun: true, header, tiers: rules.map((rule) => readDryRunTier(rule, cursor)) }
-      : { dryRun: false, header, tiers: rules.map((rule) => readRecordedTier(rule, cursor)) };
-  });
+const NOT_BLOCKED: Verdict = { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false };
+
+/**
+ * One decision's outcome from its part of the reply. An attempt's outcome is judged on |S| and max(S) as the
+ * script read them, and described by S' as stored; a dry run's is derived from the samples it returns, with the
+ * same code every store uses. Either way the caller's model must reach the script's verdict, or the decision fails
+ * loudly.
+ */
+function outcomeOf(decision: ScriptDecision, cursor: Cursor): StoreDecision | StoreError {
+  const { tiers, dryRun } = decision;
+  const verdict = next(cursor);
+  const redisNow = next(cursor, decision.now === undefined);
+  if (verdict < 0) return failedDecision(verdict, tiers);
+  const now = decision.now ?? redisNow;
+  const alreadyAdmitted = verdict === VERDICT.alreadyAdmitted;
+
+  let outcomes: readonly TierOutcome[];
+  let allowed: boolean;
+  if (dryRun) {
+    const samples = tiers.map(({ rule }) => {
+      const max = rule.maxInInterval;
+      const count = next(cursor);
+      const newest = next(cursor, readsNewest(rule));
+      const kMinus1thNewest = next(cursor, max > 1 && count >= max - 1);
+      const kthNewest = next(cursor, count >= max);
+      return { count, newest: orUndefined(newest), kMinus1thNewest: orUndefined(kMinus1thNewest), kthNewest: orUndefined(kthNewest) };
+    });
+    const decided = decideTiers(
+      tiers.map((tier) => tier.rule),
+      now,
+      samples,
+    );
+    outcomes = decided.tiers;
+    allowed = decided.allowed;
+  } else {
+    allowed = true;
+    outcomes = tiers.map(({ rule }): TierOutcome => {
+      const count = next(cursor);
+      const countAfter = next(cursor);
+      const newest = next(cursor, readsNewest(rule));
+      const newestAfter = next(cursor, readsNewest(rule));
+      const maxthAfter = next(cursor, countAfter >= rule.maxInInterval);
+      const tierVerdict = alreadyAdmitted ? NOT_BLOCKED : judge(rule, now, { count, newest: orUndefined(newest) });
+      if (tierVerdict.blocked) allowed = false;
+      const after: RecordedWindow = { count: countAfter, newest: orUndefined(newestAfter), maxthNewest: orUndefined(maxthAfter) };
+      return { verdict: tierVerdict, after };
+    });
+    allowed ||= alreadyAdmitted;
+  }
+  if (allowed !== (verdict !== VERDICT.blocked)) {
+    return new StoreError(
+      `The ${DECIDE_SCRIPT.name} script and the decision model disagree (script: ${verdict === VERDICT.blocked ? 'blocked' : 'allowed'}); please report this`,
+    );
+  }
+  return { now, alreadyAdmitted, tiers: outcomes };
+}
+
+/** The error of a decision the script refused alone (the others of its batch were decided). */
+function failedDecision(code: number, tiers: readonly Tier[]): StoreError {
+  const keys = tiers.map((tier) => tier.key).join(', ');
+  if (code === VERDICT.wrongType) {
+    return refusedByStore(new StoreError(`Redis holds a value of another type under ${keys} (WRONGTYPE): this decision failed, and wrote nothing`));
+  }
+  return refusedByStore(new StoreError(`The ${DECIDE_SCRIPT.name} script refused the arguments of a decision on ${keys} (code ${code}); please report this`));
+}
+
+function orUndefined(value: number): number | undefined {
+  return value < 0 ? undefined : value;
 }
 
 function unexpectedReply(reply: unknown): StoreError {
   return new StoreError(`Unexpected reply to the ${DECIDE_SCRIPT.name} script from Redis: ${JSON.stringify(reply)?.slice(0, 120)}`);
 }
 
-/** The decide script's reply: integers, in an array or packed into one (PACKED_REPLY in decide-reply.ts). */
+/** The values of a reply of at most three that came packed as one integer (see the script's header). */
+export function unpackReply(packed: number): number[] {
+  const count = packed % 4;
+  const values: number[] = [];
+  let rest = (packed - count) / 4;
+  for (let i = 0; i < count; i += 1) {
+    const field = rest % 2 ** 17;
+    values.push(field - 1);
+    rest = (rest - field) / 2 ** 17;
+  }
+  return values;
+}
+
+/** The decide script's reply: integers, in an array or packed into one. */
 function integersOf(reply: unknown): number[] {
   if (!Array.isArray(reply)) {
     // A client may give an integer reply as text, as some give the array's values.

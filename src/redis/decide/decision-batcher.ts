@@ -7,7 +7,7 @@ import type { StoreDecision } from '../../core/store.js';
 import type { RedisAdapter } from '../adapters/adapter.js';
 import { keySlot } from '../adapters/key-slot.js';
 import { callSizeOf } from './decide-codec.js';
-import type { ScriptDecision } from './decide-script.js';
+import type { ScriptDecision } from './decide-codec.js';
 import { decideBatchWithScript } from './script-path.js';
 
 /** The most decisions one script call carries. */

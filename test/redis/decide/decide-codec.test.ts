@@ -1,23 +1,40 @@
 // The decide script's call layout, end to end: the field the codec encodes
 // in each slot is the field the Lua reads there, and each value the Lua
-// answers is the one the codec decodes under that name. Two decisions in one
-// call (so the second's offsets follow the first's), tiers whose rules differ
-// in every field, and what Redis then holds tell the fields apart: a field
-// read from another slot than it was written to changes a verdict, a score,
-// a member or a TTL below.
+// answers is the one the codec reads under that name. The Lua's header names
+// every field in order, and its offsets are written by hand: a test holds
+// them equal to the codec's lists. Two decisions in one call (so the second's
+// offsets follow the first's), tiers whose rules differ in every field, and
+// what Redis then holds tell the fields apart: a field read from another slot
+// than it was written to changes a verdict, a score, a member or a TTL below.
 
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import type { Tier } from '../../../src/core/store.js';
 import { IORedisAdapter } from '../../../src/redis/adapters/ioredis-adapter.js';
-import { callSizeOf, decodeReply, encodeCall } from '../../../src/redis/decide/decide-codec.js';
-import { DECIDE_SCRIPT, DECISION_HEADER, RULE, TIER_ARGUMENTS, TIER_KEYS, type ScriptDecision } from '../../../src/redis/decide/decide-script.js';
-import { luaAppend } from '../../../src/redis/decide/call-layout.js';
-import { DRY_RUN_TIER, PACKED_REPLY, type Presence, RECORDED_TIER, REPLY_HEADER, type ReplyValue, unpackReply } from '../../../src/redis/decide/decide-reply.js';
+import {
+  callSizeOf,
+  encodeCall,
+  HEADER_FIELDS,
+  KEY_FIELDS,
+  readOutcomes,
+  RULE_FIELDS,
+  TIER_FIELDS,
+  unpackReply,
+  type ScriptDecision,
+} from '../../../src/redis/decide/decide-codec.js';
+import { DECIDE_SCRIPT } from '../../../src/redis/decide/decide-script.js';
 import { RedisStore } from '../../../src/redis/redis-store.js';
 import { StoreError } from '../../../src/errors/store-error.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
+
+/** The SHA1 of the decide script: a change to its text is a change to this line. */
+const DECIDE_SCRIPT_SHA1 = '1d773a17d7ad551d6f3c1b53e68cdd41d99a58ab';
+
+/** A reply's values, whether it came as an array or packed into one integer. */
+function valuesOf(reply: unknown): number[] {
+  return Array.isArray(reply) ? (reply as number[]) : unpackReply(Number(reply));
+}
 
 describe('the decide script call layout', () => {
   const connection = useIORedisClient();
@@ -27,58 +44,33 @@ describe('the decide script call layout', () => {
     client = connection.client;
   });
 
-  it('the Lua names the offset of every field of the layout, uses each, and names no field the layout lacks', () => {
-    const parts = { header: DECISION_HEADER, keys: TIER_KEYS, tier: TIER_ARGUMENTS, rule: RULE } as const;
-    for (const [part, fields] of Object.entries(parts)) {
-      const named = [...DECIDE_SCRIPT.lua.matchAll(new RegExp(`\\b${part}_(\\w+)`, 'g'))].map((match) => match[1] as string);
-      expect([...new Set(named)].sort(), part).to.deep.equal([...fields.map((field) => field.name), 'width'].sort());
-      for (const field of fields) expect(named.filter((name) => name === field.name).length, `${part}_${field.name} declared and read`).to.be.at.least(2);
-    }
+  it('is plain Lua, pinned by its SHA1, which Redis computes alike', async () => {
+    expect(DECIDE_SCRIPT.lua).not.to.include('${');
+    expect(DECIDE_SCRIPT.sha1).to.equal(DECIDE_SCRIPT_SHA1);
+    expect(await client.script('LOAD', DECIDE_SCRIPT.lua)).to.equal(DECIDE_SCRIPT_SHA1);
   });
 
-  it('the Lua answers each reply value by its name in the layout, in order, each that is not always there under the boolean named after when it is', () => {
-    // Each part of the reply is appended in place from local variables named as in the layout (Redis refuses a
-    // script that reads an undeclared name).
-    const unindented = (lua: string): string => lua.replace(/^ +/gm, '');
-    // The short path appends a decision's header and its tier in one go, without the values it never has.
-    const appended: [readonly ReplyValue[], readonly Presence[], number][] = [
-      [REPLY_HEADER, [], 2],
-      [RECORDED_TIER, [], 2],
-      [DRY_RUN_TIER, [], 1],
-      // Once on the short path, and as the start of the whole header's twice.
-      [REPLY_HEADER, ['redisClock'], 3],
-      [[...REPLY_HEADER, ...RECORDED_TIER], ['redisClock', 'readsNewest'], 1],
-    ];
-    for (const [part, absent, uses] of appended) {
-      const appends = unindented(DECIDE_SCRIPT.lua).split(unindented(luaAppend(part, '', absent))).length - 1;
-      expect(appends, `${part.map((value) => value.name).join(', ')} without ${absent.join(', ')}`).to.equal(uses);
+  it("names the codec's fields in its header and its offsets, in the codec's order", () => {
+    const parts = { header: HEADER_FIELDS, keys: KEY_FIELDS, tier: TIER_FIELDS, rule: RULE_FIELDS } as const;
+    for (const [part, fields] of Object.entries(parts)) {
+      // local header_tiers, header_now, ..., header_width = 1, 2, ..., 4
+      const declaration = new RegExp(`^local (${part}_\\w+(?:, ${part}_\\w+)*) = ([\\d, ]+)$`, 'm').exec(DECIDE_SCRIPT.lua);
+      expect(declaration, `the offsets of ${part}`).not.to.equal(null);
+      const names = (declaration?.[1] ?? '').split(', ').map((name) => name.slice(part.length + 1));
+      const places = (declaration?.[2] ?? '').split(', ').map(Number);
+      expect(names, part).to.deep.equal([...fields, 'width']);
+      expect(places, `${part}: places 1, 2, ... and the width`).to.deep.equal([...fields.map((_, i) => i + 1), fields.length]);
     }
-    expect(luaAppend([...REPLY_HEADER, ...RECORDED_TIER], '', ['redisClock', 'readsNewest']).split('\n')).to.deep.equal([
-      'reply[r + 1], reply[r + 2], reply[r + 3] = verdict, count, countAfter',
-      'r = r + 3',
-      'if fullAfter then',
-      '  reply[r + 1] = maxthAfter',
-      '  r = r + 1',
-      'end',
-    ]);
-    expect(luaAppend(RECORDED_TIER).split('\n')).to.deep.equal([
-      'reply[r + 1], reply[r + 2] = count, countAfter',
-      'r = r + 2',
-      'if readsNewest then',
-      '  reply[r + 1], reply[r + 2] = newest, newestAfter',
-      '  r = r + 2',
-      'end',
-      'if fullAfter then',
-      '  reply[r + 1] = maxthAfter',
-      '  r = r + 1',
-      'end',
-    ]);
+    // The header comment lists every field in the same order, each at the start of its line, before the reply's.
+    const contract = DECIDE_SCRIPT.lua.slice(0, DECIDE_SCRIPT.lua.indexOf('-- Reply:'));
+    const listed = [...contract.matchAll(/^-- {3,5}(\w+) {2,}/gm)].map((match) => match[1]);
+    expect(listed).to.deep.equal([...KEY_FIELDS, ...HEADER_FIELDS, ...TIER_FIELDS, ...RULE_FIELDS]);
   });
 
   it('packs a reply of up to three small values into one integer, and reads it back', async () => {
-    for (const values of [[1, 0, 1], [-1], [0, 9, 9], [2, PACKED_REPLY.largest, 0], []]) {
+    for (const values of [[1, 0, 1], [-1], [0, 9, 9], [2, 131_070, 0], []]) {
       let packed = values.length;
-      values.forEach((value, i) => (packed += 4 * (value + 1) * 2 ** (PACKED_REPLY.bits * i)));
+      values.forEach((value, i) => (packed += 4 * (value + 1) * 2 ** (17 * i)));
       expect(Number.isSafeInteger(packed)).to.equal(true);
       expect(unpackReply(packed), String(values)).to.deep.equal(values);
     }
@@ -89,15 +81,16 @@ describe('the decide script call layout', () => {
     const { keys, args } = encodeCall(decisions);
     const reply: unknown = await client.eval(DECIDE_SCRIPT.lua, keys.length, ...keys, ...args);
     expect(reply, 'verdict, |S| and |S\'| in one integer').to.equal(3 + 4 * (2 + 1 * 2 ** 17 + 2 * 2 ** 34));
-    const decoded = [{ dryRun: false, header: { verdict: 1, now: -1 }, tiers: [{ count: 0, newest: -1, countAfter: 1, newestAfter: -1, maxthAfter: -1 }] }];
-    expect(decodeReply(decisions, reply)).to.deep.equal(decoded);
-    expect(decodeReply(decisions, String(reply)), 'an integer given as text').to.deep.equal(decoded);
-    expect(() => decodeReply(decisions, 'OK')).to.throw(StoreError, /Unexpected reply/);
+    const outcome = { now: 1_700_000_000_000_000, alreadyAdmitted: false, tiers: [{ verdict: { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false }, after: { count: 1, newest: undefined, maxthNewest: undefined } }] };
+    expect(readOutcomes(decisions, reply)).to.deep.equal([outcome]);
+    expect(readOutcomes(decisions, String(reply)), 'an integer given as text').to.deep.equal([outcome]);
+    expect(() => readOutcomes(decisions, 'OK')).to.throw(StoreError, /Unexpected reply/);
     await client.set(`${ns}:{q}`, 'not a sorted set');
     const failing: ScriptDecision[] = [{ tiers: [{ key: `${ns}:{q}`, rule, store }], now: 1_700_000_000_000_000, dryRun: false }];
     const call = encodeCall(failing);
     const refused: unknown = await client.eval(DECIDE_SCRIPT.lua, call.keys.length, ...call.keys, ...call.args);
-    expect(decodeReply(failing, refused)).to.deep.equal([{ dryRun: false, header: { verdict: -1, now: -1 }, tiers: [] }]);
+    expect(valuesOf(refused)).to.deep.equal([-1]);
+    expect(readOutcomes(failing, refused)[0]).to.be.instanceOf(StoreError).with.property('message').that.matches(/WRONGTYPE/);
   });
 
   it('callSizeOf bounds what encodeCall adds for a decision, exactly when its rules are new to the call', () => {
@@ -116,10 +109,10 @@ describe('the decide script call layout', () => {
     const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 };
     const decisions = ['a', 'b', 'c'].map((id): ScriptDecision => ({ tiers: [{ key: `k:{${id}}`, rule, store }], now: 1, dryRun: false }));
     const { keys, args } = encodeCall(decisions);
-    expect(keys).to.have.length(3 * TIER_KEYS.length);
-    expect(args).to.have.length(1 + 3 * (DECISION_HEADER.length + TIER_ARGUMENTS.length) + RULE.length);
+    expect(keys).to.have.length(3 * KEY_FIELDS.length);
+    expect(args).to.have.length(1 + 3 * (HEADER_FIELDS.length + TIER_FIELDS.length) + RULE_FIELDS.length);
     expect(args[0], 'rules in the call').to.equal(1);
-    expect(args.slice(-RULE.length)).to.deep.equal([60_000_000, 10, 0, '0', 60_000, 60_001]);
+    expect(args.slice(-RULE_FIELDS.length)).to.deep.equal([60_000_000, 10, 0, '0', 60_000, 60_001]);
   });
 
   it('carries every field of the header, the tiers and the reply to the slot the other side reads, through real Redis', async () => {
@@ -130,9 +123,10 @@ describe('the decide script call layout', () => {
     const b: Tier = { key: `${ns}:b:{alice}`, rule: { intervalUs: 9_876_543, maxInInterval: 2, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store };
     const c: Tier = { key: `${ns}:c:{bob}`, rule: { intervalUs: 3_333_333, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store };
     const t0 = 1_700_000_000_123_457;
-    const call = async (...decisions: ScriptDecision[]): Promise<ReturnType<typeof decodeReply>> => {
+    // The reply's values, in the order the script's header names them.
+    const call = async (...decisions: ScriptDecision[]): Promise<number[]> => {
       const { keys, args } = encodeCall(decisions);
-      return decodeReply(decisions, await client.eval(DECIDE_SCRIPT.lua, keys.length, ...keys, ...args));
+      return valuesOf(await client.eval(DECIDE_SCRIPT.lua, keys.length, ...keys, ...args));
     };
     const held = async (key: string): Promise<string[]> => client.zrange(key, 0, -1, 'WITHSCORES');
     const expectTtl = async (key: string, intervalUs: number): Promise<void> => {
@@ -141,12 +135,12 @@ describe('the decide script call layout', () => {
     };
 
     // Two decisions in one call, the first of two tiers: the second's keys and arguments follow the first's.
-    const [first, second] = await call({ tiers: [a, b], now: t0, dryRun: false }, { tiers: [c], now: t0 + 1, dryRun: false });
-    const recordedAt = (count: number, newest: number, countAfter: number, newestAfter: number, maxthAfter: number) => ({ count, newest, countAfter, newestAfter, maxthAfter });
-    // max(S) and max(S') are read where a gap rule (a) or a max of 1 (c) needs them, and left out elsewhere (b), as is
-    // the time the caller gave.
-    expect(first).to.deep.equal({ dryRun: false, header: { verdict: 1, now: -1 }, tiers: [recordedAt(0, -1, 1, t0, -1), recordedAt(0, -1, 1, -1, -1)] });
-    expect(second).to.deep.equal({ dryRun: false, header: { verdict: 1, now: -1 }, tiers: [recordedAt(0, -1, 1, t0 + 1, t0 + 1)] });
+    // Per decision its verdict; per tier count and countAfter, then max(S) and max(S') where a gap rule (a) or a max of
+    // 1 (c) needs them, left out elsewhere (b), as is the time the caller gave; the max-th newest once full (c).
+    expect(await call({ tiers: [a, b], now: t0, dryRun: false }, { tiers: [c], now: t0 + 1, dryRun: false })).to.deep.equal([
+      ...[1, ...[0, 1, -1, t0], ...[0, 1]],
+      ...[1, ...[0, 1, -1, t0 + 1, t0 + 1]],
+    ]);
     const [member, score] = (await held(a.key)) as [string, string];
     expect(Number(score)).to.equal(t0);
     expect(member, 'the member recorded is the header member').to.match(/^[0-9a-z]{6,}$/);
@@ -158,42 +152,29 @@ describe('the decide script call layout', () => {
     expect(await client.exists(`${a.key}:a`), 'no action id, no companion').to.equal(0);
 
     // Inside a's gap: blocked, recorded '-job-7' where blocked attempts count (a), nothing where they do not (b).
-    const [blocked] = await call({ tiers: [a, b], now: t0 + 100_000, dryRun: false, actionId: 'job-7' });
-    expect(blocked).to.deep.equal({
-      dryRun: false,
-      header: { verdict: 0, now: -1 },
-      tiers: [recordedAt(1, t0, 2, t0 + 100_000, -1), recordedAt(1, -1, 1, -1, -1)],
-    });
+    expect(await call({ tiers: [a, b], now: t0 + 100_000, dryRun: false, actionId: 'job-7' })).to.deep.equal([0, ...[1, 2, t0, t0 + 100_000], ...[1, 1]]);
     expect(await held(a.key)).to.deep.equal([member, String(t0), '-job-7', String(t0 + 100_000)]);
     expect(await held(`${a.key}:a`)).to.deep.equal(['-job-7', String(t0 + 100_000)]);
     expect(await held(b.key)).to.deep.equal([member, String(t0)]);
 
     // Past the gap: admitted, '+job-7' replaces '-job-7'; b is full at max 2 and answers its max-th newest.
-    const [admitted] = await call({ tiers: [a, b], now: t0 + 400_000, dryRun: false, actionId: 'job-7' });
-    expect(admitted).to.deep.equal({
-      dryRun: false,
-      header: { verdict: 1, now: -1 },
-      tiers: [recordedAt(2, t0 + 100_000, 2, t0 + 400_000, -1), recordedAt(1, -1, 2, -1, t0)],
-    });
+    expect(await call({ tiers: [a, b], now: t0 + 400_000, dryRun: false, actionId: 'job-7' })).to.deep.equal([
+      1,
+      ...[2, 2, t0 + 100_000, t0 + 400_000],
+      ...[1, 2, t0],
+    ]);
     expect(await held(a.key)).to.deep.equal([member, String(t0), '+job-7', String(t0 + 400_000)]);
     expect(await held(`${b.key}:a`)).to.deep.equal(['+job-7', String(t0 + 400_000)]);
     await expectTtl(`${a.key}:a`, a.rule.intervalUs + 1000);
 
     // The same action id again: already admitted, nothing written.
     const [replayed] = await call({ tiers: [a, b], now: t0 + 500_000, dryRun: false, actionId: 'job-7' });
-    expect(replayed?.header, 'already admitted').to.deep.equal({ verdict: 2, now: -1 });
+    expect(replayed, 'already admitted').to.equal(2);
 
     // A dry run writes nothing, and answers the (k-1)-th and k-th newest of each tier; a's gap blocks.
     const before = [await held(a.key), await held(b.key)];
-    const [peeked] = await call({ tiers: [a, b], now: t0 + 600_000, dryRun: true });
-    expect(peeked).to.deep.equal({
-      dryRun: true,
-      header: { verdict: 0, now: -1 },
-      tiers: [
-        { count: 2, newest: t0 + 400_000, kMinus1thNewest: t0, kthNewest: -1 },
-        { count: 2, newest: -1, kMinus1thNewest: t0 + 400_000, kthNewest: t0 },
-      ],
-    });
+    // a: count, newest, the (k-1)-th newest (k = 3); b: count, the (k-1)-th and k-th newest (k = 2).
+    expect(await call({ tiers: [a, b], now: t0 + 600_000, dryRun: true })).to.deep.equal([0, ...[2, t0 + 400_000, t0], ...[2, t0 + 400_000, t0]]);
     expect([await held(a.key), await held(b.key)]).to.deep.equal(before);
   });
 });

@@ -9,9 +9,7 @@ import sinon from 'sinon';
 import type { WindowRule } from '../../../src/core/decision-model.js';
 import type { RedisAdapter } from '../../../src/redis/adapters/adapter.js';
 import { DecisionBatcher, MAX_BATCH_ARGUMENTS } from '../../../src/redis/decide/decision-batcher.js';
-import { callSizeOf, encodeCall } from '../../../src/redis/decide/decide-codec.js';
-import { VERDICT } from '../../../src/redis/decide/decide-reply.js';
-import { TIER_KEYS, type ScriptDecision } from '../../../src/redis/decide/decide-script.js';
+import { callSizeOf, encodeCall, KEY_FIELDS, VERDICT, type ScriptDecision } from '../../../src/redis/decide/decide-codec.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
 
 const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: true, inFlightUs: 0 };
@@ -50,7 +48,7 @@ describe('the decision batcher (adapter stubbed)', () => {
     const batcher = new DecisionBatcher(adapter);
     const outcomes = await Promise.allSettled(Array.from({ length: 1_024 }, (_, i) => batcher.decide(decisionOf(`user-${i}`, 100))));
     expect(outcomes.every((outcome) => outcome.status === 'rejected'), 'every caller answered').to.equal(true);
-    expect(keyCounts.reduce((sum, count) => sum + count, 0), 'every decision sent once').to.equal(1_024 * 100 * TIER_KEYS.length);
+    expect(keyCounts.reduce((sum, count) => sum + count, 0), 'every decision sent once').to.equal(1_024 * 100 * KEY_FIELDS.length);
     expect(Math.max(...sizes), 'keys and arguments in the largest call').to.be.at.most(MAX_BATCH_ARGUMENTS);
     expect(Math.min(...sizes), 'no call is needlessly small').to.be.above(MAX_BATCH_ARGUMENTS / 4);
   });
