@@ -1,7 +1,7 @@
 // express-rate-limit's own middleware tests that use a store, adapted (our own
-// code, after upstream's test/library/middleware-test.ts) with
-// RollingWindowStore in place of its MemoryStore: the same requests and the
-// same expected answers, in memory and on real Redis. Where the rolling
+// code, after upstream's test/library/middleware-test.ts and headers-test.ts)
+// with RollingWindowStore in place of its MemoryStore: the same requests and
+// the same expected answers, in memory and on real Redis. Where the rolling
 // window must answer differently, the case says so (docs/http.md lists it).
 
 import { expect } from 'chai';
@@ -82,6 +82,47 @@ forEachStoreBackend('express-rate-limit middleware cases with RollingWindowStore
     expect(response.headers.get('x-ratelimit-remaining')).to.equal('4');
     // As with express-rate-limit's MemoryStore: a fresh hit of a 60 s window resets in 60 s (the wait is rounded up once).
     expect(response.headers.get('ratelimit')).to.equal('limit=5, remaining=4, reset=60');
+  });
+
+  it('sets the draft-6 headers: a fresh hit of a 60 s window resets in 60 s', async () => {
+    const response = await fetch(await app({ limit: 5, standardHeaders: 'draft-6', legacyHeaders: false }));
+    expect(['ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((name) => response.headers.get(name))).to.deep.equal(['5;w=60', '5', '4', '60']);
+  });
+
+  it('sets the legacy x-ratelimit-reset to the reset moment in epoch seconds', async () => {
+    const expected = Math.ceil((Date.now() + 60_000) / 1000);
+    const response = await fetch(await app({ limit: 5 }));
+    expect(Number(response.headers.get('x-ratelimit-reset'))).to.be.within(expected - 1, expected + 1);
+  });
+
+  it('sets the draft-8 headers, with a quota name of its own too: a 2 h window resets in 7200 s', async () => {
+    for (const identifier of [undefined, 'keep-kalm']) {
+      const url = await app({ windowMs: 7_200_000, limit: 5, standardHeaders: 'draft-8', legacyHeaders: false, keyGenerator: () => 'foo', ...(identifier ? { identifier } : {}) });
+      const response = await fetch(url);
+      const name = identifier ?? '5-in-2hrs';
+      expect([response.headers.get('ratelimit-policy'), response.headers.get('ratelimit')]).to.deep.equal([`"${name}"; q=5; w=7200; pk=:MmMyNmI0NmI2OGZm:`, `"${name}"; r=4; t=7200`]);
+    }
+  });
+
+  it('sets one draft-8 header per limiter: 5 s, 1 min, 1 h, 1 day and 2 days reset in their whole windows', async () => {
+    const windows = [5_000, 60_000, 3_600_000, 86_400_000, 172_800_000];
+    const instance = express();
+    windows.forEach((windowMs, i) => {
+      const store = new RollingWindowStore({ ...backend.clientOption(), prefix: namespaces.next(backend.name) });
+      instance.use(rateLimit({ windowMs, limit: i === 0 ? 1 : i + 4, standardHeaders: 'draft-8', legacyHeaders: false, keyGenerator: () => 'foo', store }));
+    });
+    instance.get('/', (_req, res) => void res.send('Hi there!'));
+    const server = await serve(instance);
+    servers.push(server);
+    const response = await fetch(server.url);
+    expect(response.headers.get('ratelimit')).to.equal('"1-in-5sec"; r=0; t=5, "5-in-1min"; r=4; t=60, "6-in-1hr"; r=5; t=3600, "7-in-1day"; r=6; t=86400, "8-in-2days"; r=7; t=172800');
+  });
+
+  it('sets retry-after once the limit is reached: 60 for a 60 s window', async () => {
+    const url = await app({ limit: 1 });
+    expect((await get(url)).status).to.equal(200);
+    const refused = await fetch(url);
+    expect([refused.status, refused.headers.get('retry-after')]).to.deep.equal([429, '60']);
   });
 
   it('takes limit (max) as a function', async () => {
