@@ -3,8 +3,9 @@
 // an evicting policy is warned about once per client (process.emitWarning with
 // its code, and the warning channel), noeviction is not; a server that refuses
 // CONFIG is read through INFO; a client whose check fails, or never answers,
-// decides as if there were no check; redis-mock is not checked. And the
-// reader of the policy takes every shape of reply the clients give.
+// decides as if there were no check; redis-mock is not checked. A Cluster
+// client asks one node, and warns once. And the reader of the policy takes
+// every shape of reply the clients give.
 
 import { expect } from 'chai';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
@@ -18,7 +19,9 @@ import type { RedisAdapter } from '../../src/redis/adapters/adapter.js';
 import type { RedisClient } from '../../src/redis/adapters/client-types.js';
 import { adapterFor } from '../../src/redis/adapters/create-adapter.js';
 import { checkServerOnce, policyIn, SERVER_WARNING_CODES } from '../../src/redis/server-checks.js';
+import { CLUSTER_CLIENTS } from '../support/cluster-clients.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
+import { startRedisCluster, type RedisClusterHandle } from '../support/redis-cluster.js';
 import { startRedisServer, type RedisServer } from '../support/redis-server.js';
 
 const CODE = SERVER_WARNING_CODES.evictingPolicy;
@@ -161,6 +164,48 @@ describe('the check of the Redis server at the first call', function () {
     await decided(client, 2);
     expect(emitWarning.called).to.equal(false);
   });
+});
+
+describe('the check of a Redis Cluster at the first call', function () {
+  this.timeout(60_000);
+  const namespaces = uniqueNamespaces('server-checks-cluster');
+  const sandbox = sinon.createSandbox();
+  let cluster: RedisClusterHandle;
+
+  before(async () => {
+    cluster = await startRedisCluster();
+    for (const url of cluster.urls) {
+      const node = new Redis(url);
+      await node.config('SET', 'maxmemory-policy', 'volatile-lru');
+      node.disconnect();
+    }
+  });
+
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  afterEach(() => sandbox.restore());
+
+  for (const kind of CLUSTER_CLIENTS) {
+    it(`${kind.name}: asks one node and warns once`, async () => {
+      const emitWarning = sandbox.stub(process, 'emitWarning');
+      const connected = await kind.connect(cluster);
+      const { client } = connected;
+      try {
+        const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 1 });
+        // Ids on every master.
+        for (const id of ['a', 'b', 'c', 'd', 'e', 'f']) expect(await limiter.limit(id), id).to.equal(false);
+        await checkServerOnce(adapterFor(client));
+        expect(emitWarning.callCount).to.equal(1);
+        const [message, options] = emitWarning.firstCall.args as [string, { code: string }];
+        expect(options.code).to.equal(CODE);
+        expect(message).to.match(/^A node of the Redis Cluster /).and.to.include('maxmemory-policy volatile-lru').and.to.include('every node');
+      } finally {
+        await connected.close();
+      }
+    });
+  }
 });
 
 describe('reading maxmemory-policy from a reply', () => {
