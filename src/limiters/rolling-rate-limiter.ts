@@ -2,6 +2,7 @@ import type { MicrosecondClock } from '../core/clock.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import { assembleLimiter } from '../options/assemble.js';
 import { normalizeLimiterOptions, type NormalizedOptions, type RollingRateLimiterOptions } from '../options/limiter-options.js';
+import { claimNamespace } from '../options/namespace-registry.js';
 import { TieredLimiter } from './tiered-limiter.js';
 
 /**
@@ -9,7 +10,10 @@ import { TieredLimiter } from './tiered-limiter.js';
  * at most `maxInInterval` actions in any window of `interval` ms, and at
  * least `minDifference` ms between consecutive actions, per id. With a Redis
  * `client`, every process that uses the same namespace shares the limit;
- * without one, the limit lives in this process's memory.
+ * without one, the limit lives in this process's memory. Limiters on one
+ * namespace and client share their keys, so they must share the rule too:
+ * another rule on a namespace this process already uses on that client is
+ * refused.
  *
  * @example
  * ```ts
@@ -32,13 +36,18 @@ export class RollingRateLimiter extends TieredLimiter<RateLimitInfo> {
 
   /**
    * @param options See {@link RollingRateLimiterOptions}.
-   * @throws TypeError when an option has the wrong type, naming it and the value received.
+   * @throws TypeError when an option has the wrong type, naming it and the value received; or when a limiter on
+   *   the same `client` already uses `namespace` with another rule (`interval`, `maxInInterval`, `minDifference`
+   *   or `countBlocked`), naming the namespace and both rules.
    * @throws RangeError when an option is out of range, naming it and the value received.
    * @throws {@link UnsupportedError} when the client or the mode is not supported.
    */
   constructor(options: RollingRateLimiterOptions) {
     const normalized = normalizeLimiterOptions(options);
-    super(assembleLimiter(normalized));
+    const core = assembleLimiter(normalized);
+    // Claimed once the limiter can be made: one refused for its client or mode claims nothing.
+    claimNamespace(normalized.client, normalized.namespace, normalized);
+    super(core);
     this.#options = normalized;
   }
 

@@ -32,9 +32,14 @@ export interface RollingRateLimiterOptions {
   readonly minDifference?: Duration;
 
   /**
-   * Prefix of every Redis key of this limiter. Required when `client` is given:
-   * limiters that share a client must use distinct namespaces, or they would
-   * count each other's actions. Any string, escaped in the key.
+   * Prefix of every Redis key of this limiter. Required when `client` is given.
+   * Limiters on one client and namespace share their keys and count each
+   * other's actions: that is how several parts of an app share one limit, and
+   * it takes one rule. A limiter whose rule (`interval`, `maxInInterval`,
+   * `minDifference`, `countBlocked`) differs from that of a limiter this
+   * process already made on the same client and namespace is refused with a
+   * `TypeError`; processes cannot check each other, so give each rule its own
+   * namespace. Any string, escaped in the key.
    * @default 'rolling-window-limiter' (only without a client)
    */
   readonly namespace?: string;
