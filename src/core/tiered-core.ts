@@ -125,7 +125,9 @@ export class TieredCore<Info extends RateLimitInfo> {
     const groups = new Map<Store, string[]>();
     for (const tier of this.tiers) {
       const store = this.options.store.sharesKeysWith(tier.store) ? this.options.store : tier.store;
-      groups.set(store, [...(groups.get(store) ?? []), tier.keys.keyFor(id)]);
+      const keys = groups.get(store);
+      if (keys === undefined) groups.set(store, [tier.keys.keyFor(id)]);
+      else keys.push(tier.keys.keyFor(id));
     }
     return [...groups];
   }

@@ -1,4 +1,4 @@
-import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
+import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { MICROSECONDS_PER_MILLISECOND } from '../core/clock.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import type { TieredCore, TierSpec } from '../core/tiered-core.js';
@@ -49,16 +49,28 @@ export interface StackRateLimitInfo extends RateLimitInfo {
  * ```
  */
 export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
+  /**
+   * The most limiters one stack takes (100); more is a `RangeError`. A stack
+   * states the limits of one action at a few scales (per second, minute,
+   * hour, day, month; with cost tiers beside action tiers, about a dozen),
+   * and every decision runs all its tiers in one atomic step, which on Redis
+   * holds the server for every other client meanwhile: a stack's work per
+   * decision must stay small. A decision of 100 tiers is one script call of
+   * about 500 keys and arguments, which a batch still carries 16 to a call.
+   */
+  static readonly MAX_TIERS = 100;
+
   readonly #limiters: readonly RollingRateLimiter[];
 
   /**
    * @param limiters The tiers, at least one. They must keep their state in the
    *   same place (all in memory, or all on the same Redis client), use the
-   *   same `clock`, and have distinct namespaces.
+   *   same `clock`, and have distinct namespaces; at most {@link RateLimiterStack.MAX_TIERS} (100).
    * @param options See {@link RateLimiterStackOptions}. The stack waits for the store as long as the longest `timeout`
    *   of its limiters.
    * @throws TypeError when the limiters cannot be stacked, saying why, or an option is unknown or of the wrong type
    *   ({@link InvalidOptionTypeError}, naming it).
+   * @throws RangeError ({@link InvalidOptionRangeError}) for more than {@link RateLimiterStack.MAX_TIERS} limiters.
    * @throws {@link UnsupportedError} when their store cannot decide before writing (redis-mock).
    */
   constructor(limiters: readonly RollingRateLimiter[], options: RateLimiterStackOptions<StackRateLimitInfo> = {}) {
@@ -76,6 +88,14 @@ export class RateLimiterStack extends TieredLimiter<StackRateLimitInfo> {
   static #coresOf(limiters: readonly RollingRateLimiter[]): TieredCore<RateLimitInfo>[] {
     if (!Array.isArray(limiters) || limiters.length === 0) {
       throw new InvalidOptionTypeError('Expected `limiters` to be a non-empty array of RollingRateLimiter instances', 'limiters', limiters);
+    }
+    if (limiters.length > RateLimiterStack.MAX_TIERS) {
+      throw new InvalidOptionRangeError(
+        `Expected \`limiters\` to hold at most ${RateLimiterStack.MAX_TIERS} limiters, got ${limiters.length}: ` +
+          'a stack decides every tier in one atomic step, so its tiers are the few scales of one limit (per second, minute, day)',
+        'limiters',
+        limiters.length,
+      );
     }
     // Array.from, not map(): map() skips the holes of a sparse array.
     return Array.from(limiters, (limiter, i) => {
