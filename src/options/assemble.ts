@@ -13,14 +13,16 @@ import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { UnsupportedError } from '../errors/unsupported-error.js';
 import type { RedisAdapter } from '../redis/adapters/adapter.js';
 import { adapterFor } from '../redis/adapters/create-adapter.js';
-import { RedisStore, type RedisPath } from '../redis/redis-store.js';
+import { MultiStore } from '../redis/multi-store.js';
+import { RedisStore } from '../redis/redis-store.js';
+import { ScriptStore } from '../redis/script-store.js';
 import type { NormalizedCircuitBreakerOptions } from '../resilience/circuit-breaker.js';
 import { GuardedStore } from '../resilience/guarded-store.js';
 import { MemoryStore } from '../stores/memory/memory-store.js';
 import type { NormalizedOptions, NormalizedStackOptions } from './limiter-options.js';
 
 /** Which way a face's decisions go: the in-process store, or Redis by plain commands, by the decide script, or in batches of script calls. */
-type Path = 'memory' | RedisPath;
+type Path = 'memory' | 'multi' | 'script' | 'batch';
 
 /** The path for a limiter's options on `redis` (undefined: no client), or an `UnsupportedError` saying why they cannot be served. */
 function limiterPath({ clock, useScript, countBlocked, batch }: NormalizedOptions, redis: RedisAdapter | undefined): Path {
@@ -47,7 +49,10 @@ function limiterPath({ clock, useScript, countBlocked, batch }: NormalizedOption
 
 /** The store of a stack over `first` (its first tier's store): the same Redis, by the script or in batches; or `first` in memory. */
 function stackStore(first: Store, batch: boolean): Store {
-  if (first instanceof RedisStore) return first.withPath(batch ? batchPath(first.adapter, undefined) : 'script');
+  if (first instanceof RedisStore) {
+    if (batch) batchPath(first.adapter, undefined);
+    return first instanceof ScriptStore && first.batched === batch ? first : new ScriptStore(first.adapter, batch);
+  }
   if (batch) throw new UnsupportedError(BATCH_IN_MEMORY);
   return first;
 }
@@ -64,7 +69,7 @@ function batchPath(redis: RedisAdapter, useScript: boolean | undefined): 'batch'
 export function assembleLimiter(options: NormalizedOptions): TieredCore<RateLimitInfo> {
   const redis = options.client === undefined ? undefined : adapterFor(options.client);
   const path = limiterPath(options, redis);
-  const store = redis === undefined ? new MemoryStore() : new RedisStore(redis, path as RedisPath);
+  const store = redis === undefined ? new MemoryStore() : path === 'multi' ? new MultiStore(redis) : new ScriptStore(redis, path === 'batch');
   const { interval, maxInInterval, minDifference, countBlocked, namespace, clock, timeout } = options;
   const tier: TierSpec = {
     rule: {
@@ -146,7 +151,7 @@ function checkStackable(tiers: readonly TierSpec[], clocks: readonly ('local' | 
         tier.namespace,
       );
     }
-    if (tier.store instanceof RedisStore && tier.store.path === 'multi') {
+    if (tier.store instanceof MultiStore) {
       throw new UnsupportedError(
         tier.store.adapter.supportsScripts
           ? `Cannot stack limiters[${i}]: a stack decides every tier with the Lua script, and it has \`useScript: false\``

@@ -6,9 +6,10 @@
 import type { StoreDecision } from '../../core/store.js';
 import type { RedisAdapter } from '../adapters/adapter.js';
 import { keySlot } from '../adapters/key-slot.js';
-import { callSizeOf } from './decide-codec.js';
-import type { ScriptDecision } from './decide-codec.js';
-import { decideBatchWithScript } from './script-path.js';
+import { callSizeOf, type ScriptDecision } from './decide-codec.js';
+
+/** Sends decisions as one script call, resolving to each one's outcome or its own error (the script store's). */
+export type SendBatch = (redis: RedisAdapter, decisions: readonly ScriptDecision[]) => Promise<(StoreDecision | Error)[]>;
 
 /** The most decisions one script call carries. */
 export const MAX_BATCH_SIZE = 256;
@@ -62,8 +63,12 @@ export class DecisionBatcher {
   /** Per hash slot (one slot, 0, when the client is not a Cluster): the decisions not sent yet, and the batches out. */
   readonly #slots = new Map<number, Slot>();
 
-  constructor(redis: RedisAdapter) {
+  readonly #sendBatch: SendBatch;
+
+  /** @param sendBatch How a batch goes to Redis, fixed for the batcher's life. */
+  constructor(redis: RedisAdapter, sendBatch: SendBatch) {
     this.#redis = redis;
+    this.#sendBatch = sendBatch;
   }
 
   /** Decides `decision` in the next batch of its slot. */
@@ -150,7 +155,7 @@ export class DecisionBatcher {
     };
     let sent: Promise<(StoreDecision | Error)[]>;
     try {
-      sent = decideBatchWithScript(
+      sent = this.#sendBatch(
         this.#redis,
         batch.map((waiting) => waiting.decision),
       );
@@ -172,16 +177,4 @@ export class DecisionBatcher {
       },
     );
   }
-}
-
-declare module '../adapters/adapter.js' {
-  interface RedisAdapter {
-    /** The batcher of every `batch: true` limiter and stack on this client: undefined until {@link batcherFor} makes it. */
-    batcher?: DecisionBatcher;
-  }
-}
-
-/** The batcher of the client behind `redis`, made at its first batched call and kept on its adapter (one per client): every `batch: true` limiter and stack on one client shares it. */
-export function batcherFor(redis: RedisAdapter): DecisionBatcher {
-  return (redis.batcher ??= new DecisionBatcher(redis));
 }

@@ -10,7 +10,7 @@ import redisMock from 'redis-mock';
 import sinon from 'sinon';
 import { RollingRateLimiter, type RedisClient } from '../../../src/index.js';
 import { adapterFor } from '../../../src/redis/adapters/create-adapter.js';
-import { batcherFor } from '../../../src/redis/decide/decision-batcher.js';
+import { batcherFor } from '../../../src/redis/script-store.js';
 import { createHitLog } from '../../../src/http/stores/hit-log/create-hit-log.js';
 import { commandsDuring } from '../../support/command-stats.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
@@ -72,12 +72,11 @@ describe('adapterFor: one adapter per client', () => {
     }
   });
 
-  it('makes one batcher per client, at its first batched call', () => {
+  it('makes one batcher per client, shared by every batched store on it', () => {
     const adapter = adapterFor(createClient5());
-    expect(adapter.batcher, 'none before a batched call').to.equal(undefined);
     const batcher = batcherFor(adapter);
     expect(batcherFor(adapterFor(adapter.client)), 'the same for the same client').to.equal(batcher);
-    expect(adapter.batcher).to.equal(batcher);
+    expect(batcherFor(adapterFor(createClient5())), 'another for another client').not.to.equal(batcher);
   });
 
   it('watches a client’s errors once, however many limiters and hit logs use it', () => {

@@ -23,7 +23,7 @@ import {
   type ScriptDecision,
 } from '../../../src/redis/decide/decide-codec.js';
 import { DECIDE_SCRIPT } from '../../../src/redis/decide/decide-script.js';
-import { RedisStore } from '../../../src/redis/redis-store.js';
+import { ScriptStore } from '../../../src/redis/script-store.js';
 import { StoreError } from '../../../src/errors/store-error.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
@@ -74,7 +74,7 @@ describe('the decide script call layout', () => {
       expect(Number.isSafeInteger(packed)).to.equal(true);
       expect(unpackReply(packed), String(values)).to.deep.equal(values);
     }
-    const store = new RedisStore(new IORedisAdapter(client), 'script');
+    const store = new ScriptStore(new IORedisAdapter(client), false);
     const ns = namespaces.next();
     const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 };
     const decisions: ScriptDecision[] = [{ tiers: [{ key: `${ns}:{p}`, rule, store }], now: 1_700_000_000_000_000, dryRun: false }];
@@ -94,7 +94,7 @@ describe('the decide script call layout', () => {
   });
 
   it('callSizeOf bounds what encodeCall adds for a decision, exactly when its rules are new to the call', () => {
-    const store = new RedisStore(new IORedisAdapter(client), 'script');
+    const store = new ScriptStore(new IORedisAdapter(client), false);
     const size = (call: { keys: string[]; args: unknown[] }): number => call.keys.length + call.args.length;
     for (let n = 1; n <= 4; n += 1) {
       const tiers = Array.from({ length: n }, (_, i): Tier => ({ key: `k${i}`, rule: { intervalUs: 1 + i, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store }));
@@ -105,7 +105,7 @@ describe('the decide script call layout', () => {
   });
 
   it("sends a rule once per call, however many of the call's decisions use it", () => {
-    const store = new RedisStore(new IORedisAdapter(client), 'script');
+    const store = new ScriptStore(new IORedisAdapter(client), false);
     const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 };
     const decisions = ['a', 'b', 'c'].map((id): ScriptDecision => ({ tiers: [{ key: `k:{${id}}`, rule, store }], now: 1, dryRun: false }));
     const { keys, args } = encodeCall(decisions);
@@ -116,7 +116,7 @@ describe('the decide script call layout', () => {
   });
 
   it('carries every field of the header, the tiers and the reply to the slot the other side reads, through real Redis', async () => {
-    const store = new RedisStore(new IORedisAdapter(client), 'script');
+    const store = new ScriptStore(new IORedisAdapter(client), false);
     const ns = namespaces.next();
     // Every rule field differs between the tiers and from every other field.
     const a: Tier = { key: `${ns}:a:{alice}`, rule: { intervalUs: 7_654_321, maxInInterval: 3, minDifferenceUs: 250_000, countBlocked: true, inFlightUs: 0 }, store };

@@ -16,8 +16,8 @@ import { KeyBuilder } from '../../../src/core/identity.js';
 import { RateLimiterStack, RollingRateLimiter } from '../../../src/index.js';
 import type { RedisAdapter } from '../../../src/redis/adapters/adapter.js';
 import { IORedisAdapter } from '../../../src/redis/adapters/ioredis-adapter.js';
-import { RedisStore } from '../../../src/redis/redis-store.js';
-import { decideWithScript } from '../../../src/redis/decide/script-path.js';
+import { ScriptStore } from '../../../src/redis/script-store.js';
+import { decideWithScript } from '../../../src/redis/script-store.js';
 import { DECIDE_SCRIPT } from '../../../src/redis/decide/decide-script.js';
 import { commandsDuring } from '../../support/command-stats.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
@@ -141,7 +141,7 @@ describe('the decide script on real Redis', () => {
         return reply;
       });
       await client.script('LOAD', DECIDE_SCRIPT.lua);
-      const tier = { key, rule: { intervalUs: 60_000_000, maxInInterval, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store: new RedisStore(measuring, 'script') };
+      const tier = { key, rule: { intervalUs: 60_000_000, maxInInterval, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store: new ScriptStore(measuring, false) };
       const decision = await decideWithScript(measuring, { tiers: [tier], now: clock.now, dryRun: false });
       expect(decision.tiers[0]?.verdict.blockedDueToCount).to.equal(true);
       await decideWithScript(measuring, { tiers: [tier], now: undefined, dryRun: true });
@@ -158,7 +158,7 @@ describe('the decide script on real Redis', () => {
       const seed = Number(process.env.MODEL_SEED ?? Date.now() % 2 ** 31);
       const random = new SeededRandom(seed);
       const schedules = Number(process.env.REDIS_CLOCK_SCHEDULES ?? 120);
-      const store = new RedisStore(new IORedisAdapter(client), 'script');
+      const store = new ScriptStore(new IORedisAdapter(client), false);
       let decisions = 0;
       for (let schedule = 0; schedule < schedules; schedule += 1) {
         const intervalMs = random.pick([3, 5, 10, 20]);

@@ -9,6 +9,7 @@ import sinon from 'sinon';
 import type { WindowRule } from '../../../src/core/decision-model.js';
 import type { RedisAdapter } from '../../../src/redis/adapters/adapter.js';
 import { DecisionBatcher, MAX_BATCH_ARGUMENTS } from '../../../src/redis/decide/decision-batcher.js';
+import { decideBatchWithScript } from '../../../src/redis/script-store.js';
 import { callSizeOf, encodeCall, KEY_FIELDS, VERDICT, type ScriptDecision } from '../../../src/redis/decide/decide-codec.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
 
@@ -45,7 +46,7 @@ function stubAdapter(evalsha: () => Promise<unknown>): { adapter: RedisAdapter; 
 describe('the decision batcher (adapter stubbed)', () => {
   it(`splits 1,024 decisions of a 100-tier stack into calls of at most ${MAX_BATCH_ARGUMENTS} keys and arguments`, async () => {
     const { adapter, sizes, keyCounts } = stubAdapter(() => Promise.reject(new Error('ERR stub')));
-    const batcher = new DecisionBatcher(adapter);
+    const batcher = new DecisionBatcher(adapter, decideBatchWithScript);
     const outcomes = await Promise.allSettled(Array.from({ length: 1_024 }, (_, i) => batcher.decide(decisionOf(`user-${i}`, 100))));
     expect(outcomes.every((outcome) => outcome.status === 'rejected'), 'every caller answered').to.equal(true);
     expect(keyCounts.reduce((sum, count) => sum + count, 0), 'every decision sent once').to.equal(1_024 * 100 * KEY_FIELDS.length);
@@ -55,7 +56,7 @@ describe('the decision batcher (adapter stubbed)', () => {
 
   it('sends a decision larger than the bound alone, and the others around it in batches', async () => {
     const { adapter, sizes } = stubAdapter(() => Promise.reject(new Error('ERR stub')));
-    const batcher = new DecisionBatcher(adapter);
+    const batcher = new DecisionBatcher(adapter, decideBatchWithScript);
     const perTier = callSizeOf(decisionOf('x', 2)) - callSizeOf(decisionOf('x', 1));
     const huge = decisionOf('c', Math.ceil(MAX_BATCH_ARGUMENTS / perTier)); // more than the bound alone
     const decisions = [decisionOf('a', 1), decisionOf('b', 1), huge, decisionOf('d', 1), decisionOf('e', 1)];
@@ -73,7 +74,7 @@ describe('the decision batcher (adapter stubbed)', () => {
       // One decision of one tier, admitted: its verdict, then |S| and |S'| (no gap rule, not full afterwards).
       return calls <= 2 ? new Promise<never>(() => undefined) : Promise.resolve([VERDICT.allowed, 0, 1]);
     });
-    const batcher = new DecisionBatcher(adapter);
+    const batcher = new DecisionBatcher(adapter, decideBatchWithScript);
     void batcher.decide(decisionOf('a', 1));
     await Promise.resolve();
     void batcher.decide(decisionOf('b', 1));
@@ -95,7 +96,7 @@ describe('the decision batcher (adapter stubbed)', () => {
         if (throwing) throw new RangeError('Maximum call stack size exceeded');
         return Promise.resolve([]);
       });
-      const batcher = new DecisionBatcher(adapter);
+      const batcher = new DecisionBatcher(adapter, decideBatchWithScript);
       const first = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => batcher.decide(decisionOf(`user-${i}`, 1))));
       const reasons = first.map((outcome): unknown => (outcome.status === 'rejected' ? outcome.reason : outcome.value));
       expect(reasons.every((reason) => reason instanceof RangeError), 'every caller rejected with what the client threw').to.equal(true);

@@ -11,7 +11,7 @@ import { RateLimiterStack, RollingRateLimiter, StoreError } from '../../../src/i
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
 import { IORedisAdapter } from '../../../src/redis/adapters/ioredis-adapter.js';
-import { decideBatchWithScript } from '../../../src/redis/decide/script-path.js';
+import { decideBatchWithScript } from '../../../src/redis/script-store.js';
 
 describe('decision isolation in the decide script (real Redis)', () => {
   const connection = useIORedisClient();
