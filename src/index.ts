@@ -28,8 +28,11 @@ export {
   CIRCUIT_CHANNEL,
   DECISION_CHANNEL,
   STORE_ERROR_CHANNEL,
+  WARNING_CHANNEL,
   type CircuitMessage,
   type DecisionMessage,
   type StoreErrorMessage,
   type StoreErrorPolicyName,
+  type WarningMessage,
 } from './core/diagnostics.js';
+export { SERVER_WARNING_CODES } from './redis/server-checks.js';
