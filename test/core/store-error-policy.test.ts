@@ -12,6 +12,7 @@ import {
 } from '../../src/index.js';
 import { MemoryStore } from '../../src/stores/memory/memory-store.js';
 import { controlledClient, type ControlledClient, type SentCall } from '../support/controlled-client.js';
+import { UNDO_SCRIPT } from '../../src/redis/scripts/undo-script.js';
 import { TestClock } from '../support/test-clock.js';
 
 describe('onStoreError', () => {
@@ -127,11 +128,12 @@ describe('onStoreError', () => {
   it('hands the attempt\'s actionId to a fallback limiter, so a job retried during an outage counts once; undo reaches it too', async () => {
     const clock = new TestClock();
     const fallback = new RollingRateLimiter({ namespace: 'fallback', interval: 60_000, maxInInterval: 2, clock: clock.read });
-    // The primary limiter's store fails; undo (a MULTI of ZREMs) is answered once `undoBack` is set.
-    const isUndo = (call: SentCall): boolean => call.kind === 'multi' && call.commands.every(([command]) => command === 'zrem');
+    // The primary limiter's store fails; undo (one EVALSHA of the undo script) is answered once `undoBack` is set,
+    // with nothing removed.
+    const isUndo = (call: SentCall): boolean => call.kind === 'evalsha' && call.sha1 === UNDO_SCRIPT.sha1;
     let undoBack = false;
     const limiter = new RollingRateLimiter(
-      rules({ onStoreError: fallback, clock: clock.read, client: failingRedis((call) => (undoBack && isUndo(call) ? 'serve' : failure)) }),
+      rules({ onStoreError: fallback, clock: clock.read, client: failingRedis((call) => (undoBack && isUndo(call) ? { reply: 0 } : failure)) }),
     );
     const undoCallsToStore = (): number => redis?.calls.filter(isUndo).length ?? 0;
     expect(await limiter.limitWithInfo('u', { actionId: 'job-1' })).to.include({ blocked: false, actionsRemaining: 1 });

@@ -7,7 +7,7 @@
 // One call is what the limiter's store sends per decision, clear or undo: one
 // MULTI/EXEC, or one EVALSHA (followed by an EVAL when Redis does not know the
 // script). redis-mock cannot run scripts, so a script call that is to be
-// served fails, saying so.
+// served fails, saying so, unless the test answers it with a reply of its own.
 
 import redisMock from 'redis-mock';
 import type { IORedisLikeClient, RedisClient } from '../../src/index.js';
@@ -20,10 +20,12 @@ export interface SentCall {
   readonly kind: 'multi' | 'evalsha' | 'eval';
   /** The commands of a MULTI; empty for a script call. */
   readonly commands: readonly SentCommand[];
+  /** The SHA1 of the script an EVALSHA names. */
+  readonly sha1?: string;
 }
 
-/** What the client does with a call: answer it from redis-mock, never answer, or reject with the error. */
-export type CallOutcome = 'serve' | 'hang' | Error;
+/** What the client does with a call: answer it from redis-mock, never answer, reject with the error, or answer with the reply given. */
+export type CallOutcome = 'serve' | 'hang' | Error | { readonly reply: unknown };
 
 export interface ControlledClient {
   /** The object to pass as a limiter's `client`. */
@@ -57,6 +59,7 @@ export function controlledClient(): ControlledClient {
     const outcome = decide(call);
     if (outcome === 'hang') return new Promise<T>(() => {});
     if (outcome instanceof Error) return Promise.reject(outcome);
+    if (typeof outcome === 'object') return Promise.resolve(outcome.reply as T);
     return serve();
   };
   const cannotRunScripts = (): Promise<never> => Promise.reject(new Error('redis-mock cannot run scripts'));
@@ -67,7 +70,7 @@ export function controlledClient(): ControlledClient {
       const call: SentCall = { kind: 'multi', commands: commands.map((command) => [...command]) };
       return { exec: () => answer(call, () => serveMulti(call.commands)) };
     },
-    evalsha: () => answer({ kind: 'evalsha', commands: [] }, cannotRunScripts),
+    evalsha: (sha1: string) => answer({ kind: 'evalsha', commands: [], sha1 }, cannotRunScripts),
     eval: () => answer({ kind: 'eval', commands: [] }, cannotRunScripts),
     pipeline: () => {
       throw new Error('the limiter does not pipeline');
