@@ -3,7 +3,9 @@
 // busy process, and a limiter on such a clock admits more than it promised
 // (the window's start moves forward with it). These replay the schedules
 // that showed it, in memory; test/redis/local-clock.test.ts compares the
-// scores written to Redis with the wall clock.
+// scores written to Redis with the wall clock. A soak: a busy process takes
+// millions of decisions, so `npm run test:soak` and `npm test` run it, not
+// `npm run test:unit`.
 
 import { expect } from 'chai';
 import { localMicroseconds } from '../../src/core/clock.js';
