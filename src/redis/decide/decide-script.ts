@@ -118,6 +118,17 @@ local function floodBound(key, actions, max, count)
   end
 end
 
+-- Step 1 for an attempt on a key that holds records: forgets those stamped at or before forget, from the companion
+-- too, so that it never holds a record the key no longer does; returns |S|, the records stamped after the cutoff,
+-- later stamps included. The records kept between the two (for calls still in flight) sit at the start of the set,
+-- where ZCOUNT finds them at once, or finds none from the first and last scores alone.
+local function forgetAndCount(key, actions, held, forget, cutoff)
+  local dropped = call('ZREMRANGEBYSCORE', key, '-inf', forget)
+  if dropped > 0 then tryCall('ZREMRANGEBYSCORE', actions, '-inf', forget) end
+  if held == dropped then return 0 end
+  return held - dropped - call('ZCOUNT', key, '-inf', cutoff)
+end
+
 -- The call's rules, read once: the rule at offset o has its max at rules[o + rule_max]. The codec sends numbers
 -- where numbers are read: a call with anything else fails as a whole.
 local rulesAt = #ARGV - rule_width * ARGV[1]
@@ -135,7 +146,7 @@ local redisNow, redisNowText
 -- no command on a key comes after its PEXPIRE (a key given a TTL of a millisecond or two could be gone by then).
 local ttlAtEnd
 -- What the general path holds of each tier of the decision at hand, in flat arrays indexed by tier.
-local ruleOf, countOf, newestOf, cutoffOf, forgetOf = {}, {}, {}, {}, {}
+local ruleOf, countOf, heldOf, newestOf, cutoffOf, forgetOf = {}, {}, {}, {}, {}, {}
 
 local k0, a0 = 0, 1
 while a0 < rulesAt do
@@ -150,25 +161,27 @@ while a0 < rulesAt do
     -- a max above 1, which never reads max(S) or the time as a number. The steps of the general path below, less
     -- what such a decision never takes; most decisions are of this kind.
     local key, actions, max, countBlocked = KEYS[k0 + keys_key], KEYS[k0 + keys_actions], rules[o + rule_max], rules[o + rule_countBlocked]
-    local count = tryCall('ZCOUNT', key, '(' .. ARGV[t0 + tier_cutoff], '+inf')
-    if type(count) ~= 'number' then
+    local held = tryCall('ZCARD', key)
+    if type(held) ~= 'number' then
       reply[r + 1], r = WRONG_TYPE, r + 1
     else
-      local forget = ARGV[t0 + tier_forget]
-      if call('ZREMRANGEBYSCORE', key, '-inf', forget) > 0 then tryCall('ZREMRANGEBYSCORE', actions, '-inf', forget) end
+      local count = held
+      if held > 0 then count = forgetAndCount(key, actions, held, ARGV[t0 + tier_forget], ARGV[t0 + tier_cutoff]) end
       local passes = count < max
       local countAfter = count
       if passes or countBlocked then
         countAfter = count + call('ZADD', key, nowText, member)
         if countAfter > max then floodBound(key, actions, max, countAfter) end
-        -- The companion outlives its key wherever the flood bound may read it (a rule that counts blocked attempts).
+        -- The companion outlives its key wherever the flood bound may read it: a rule that counts blocked attempts,
+        -- on a key that held records (a new key's companion holds nothing the key does).
+        local companion = countBlocked and held > 0
         if last then
           call('PEXPIRE', key, rules[o + rule_ttl])
-          if countBlocked then call('PEXPIRE', actions, rules[o + rule_actionTtl]) end
+          if companion then call('PEXPIRE', actions, rules[o + rule_actionTtl]) end
         else
           ttlAtEnd = ttlAtEnd or {}
           ttlAtEnd[key] = rules[o + rule_ttl]
-          if countBlocked then ttlAtEnd[actions] = rules[o + rule_actionTtl] end
+          if companion then ttlAtEnd[actions] = rules[o + rule_actionTtl] end
         end
       end
       reply[r + 1], reply[r + 2], reply[r + 3], r = passes and ALLOWED or BLOCKED, count, countAfter, r + 3
@@ -203,12 +216,15 @@ while a0 < rulesAt do
         cutoff = format('%d', now - rules[ro + rule_interval])
         forget = cutoff
       end
-      local count = tryCall('ZCOUNT', KEYS[k + keys_key], '(' .. cutoff, '+inf')
+      -- An attempt reads how many records the key holds (step 1 below makes it |S|); a dry run, which forgets
+      -- nothing, counts the window at once.
+      local count
+      if record then count = tryCall('ZCARD', KEYS[k + keys_key]) else count = tryCall('ZCOUNT', KEYS[k + keys_key], '(' .. cutoff, '+inf') end
       if type(count) ~= 'number' or (actionId ~= '' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number') then
         failed = true
         break
       end
-      ruleOf[i], countOf[i], cutoffOf[i], forgetOf[i] = ro, count, cutoff, forget
+      ruleOf[i], countOf[i], heldOf[i], cutoffOf[i], forgetOf[i] = ro, count, count, cutoff, forget
     end
 
     if failed then
@@ -221,8 +237,9 @@ while a0 < rulesAt do
       for i = 1, n do
         local k, ro, count = k0 + keys_width * (i - 1), ruleOf[i], countOf[i]
         local key, max, gap = KEYS[k + keys_key], rules[ro + rule_max], rules[ro + rule_gap]
-        if record and call('ZREMRANGEBYSCORE', key, '-inf', forgetOf[i]) > 0 then
-          tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', forgetOf[i])
+        if record and count > 0 then
+          count = forgetAndCount(key, KEYS[k + keys_actions], count, forgetOf[i], cutoffOf[i])
+          countOf[i] = count
         end
         if actionId ~= '' then
           local admittedAt = call('ZSCORE', key, '+' .. actionId)
@@ -290,8 +307,8 @@ while a0 < rulesAt do
               end
             end
             -- The companion outlives its key wherever the flood bound may read it (a rule that counts blocked
-            -- attempts) or this decision wrote to it.
-            local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked]) and rules[ro + rule_actionTtl]
+            -- attempts, on a key that held records) or this decision wrote to it.
+            local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked] and heldOf[i] > 0) and rules[ro + rule_actionTtl]
             if last and n == 1 then
               call('PEXPIRE', key, ttl)
               if actionTtl then call('PEXPIRE', actions, actionTtl) end

@@ -29,7 +29,7 @@ import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
 
 /** The SHA1 of the decide script: a change to its text is a change to this line. */
-const DECIDE_SCRIPT_SHA1 = '1d773a17d7ad551d6f3c1b53e68cdd41d99a58ab';
+const DECIDE_SCRIPT_SHA1 = '78b90f5682d7c1240c39a935e401712e8fc180c0';
 
 /** A reply's values, whether it came as an array or packed into one integer. */
 function valuesOf(reply: unknown): number[] {
