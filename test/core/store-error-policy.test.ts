@@ -11,7 +11,7 @@ import {
   type RollingRateLimiterOptions,
 } from '../../src/index.js';
 import { MemoryStore } from '../../src/stores/memory/memory-store.js';
-import { controlledClient, type ControlledClient, type SentCall } from '../support/controlled-client.js';
+import { controlledClient, type CallOutcome, type ControlledClient, type SentCall } from '../support/controlled-client.js';
 import { UNDO_SCRIPT } from '../../src/redis/scripts/undo-script.js';
 import { TestClock } from '../support/test-clock.js';
 
@@ -24,7 +24,7 @@ describe('onStoreError', () => {
   });
   const failure = new StoreError('Redis is down', { cause: new Error('ECONNREFUSED') });
   /** A Redis client whose calls all fail with `failure` (or as `respond` says): the store of one limiter only. */
-  const failingRedis = (respond: (call: SentCall) => 'serve' | Error = () => failure): ControlledClient['client'] => {
+  const failingRedis = (respond: (call: SentCall) => CallOutcome = () => failure): ControlledClient['client'] => {
     redis = controlledClient();
     redis.respond(respond);
     return redis.client;

@@ -27,11 +27,11 @@ export function sampleReads(key: string, rule: WindowRule): RedisCommand[] {
   const k = rule.maxInInterval;
   if (k <= 2) return [['zrevrange', key, 0, k - 1, 'withscores']];
   const pair: RedisCommand = ['zrevrange', key, k - 2, k - 1, 'withscores'];
-  return readsNewest(rule) ? [['zrevrange', key, 0, 0, 'withscores'], pair] : [pair];
+  return sampleReadsNewest(rule) ? [['zrevrange', key, 0, 0, 'withscores'], pair] : [pair];
 }
 
 /** Whether {@link sampleReads} reads max(S): always for k <= 2 (in the same range), else only for a gap rule. */
-function readsNewest(rule: WindowRule): boolean {
+function sampleReadsNewest(rule: WindowRule): boolean {
   return rule.maxInInterval <= 2 || rule.minDifferenceUs > 0;
 }
 
@@ -41,7 +41,7 @@ function sampleOf(rule: WindowRule, count: number, replies: readonly unknown[]):
   // The scores read, newest first: ranks 0 to k-1 when k <= 2, else ranks 0 (with a gap rule), k-2 and k-1 (fewer
   // when S is smaller).
   const scores = replies.flatMap((reply) => readScoredMembers(reply, 'ZREVRANGE').map((entry) => entry.score));
-  const newestRead = readsNewest(rule);
+  const newestRead = sampleReadsNewest(rule);
   const kthAt = newestRead ? Math.min(k, 3) - 1 : 1;
   return {
     count,
