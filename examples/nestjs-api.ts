@@ -7,10 +7,15 @@
 //
 //   node --import tsx -e "require('./examples/nestjs-api.ts')"
 //
-// (loaded with `require`: under tsx on Node 20, an ES module that imports Nest
-// 12 gets a second copy of @nestjs/core beside the one that @nestjs/throttler,
-// a CommonJS package, requires, and ThrottlerGuard's Reflector is then not
-// found. Node itself, or a project compiled by tsc, loads one copy.)
+// It needs no emitted decorator metadata (tsx and esbuild emit none): its
+// classes take nothing in their constructors, and RollingWindowThrottlerGuard
+// names what it injects. `npx tsx examples/nestjs-api.ts` prints the same, but
+// loads it as an ES module, and tsx then gives @nestjs/throttler (a CommonJS
+// package) its own copy of @nestjs/common and @nestjs/core: a request the
+// throttlers refuse would be answered 500, not 429 (Nest does not recognize
+// the other copy's exception). Loaded with `require`, as above, or compiled by
+// tsc (`nest start`) and run by Node, there is one copy. The logger shows
+// errors and warnings: with `logger: false` a failed start exits 1 without a word.
 
 import { Controller, Module, Post } from '@nestjs/common';
 import { APP_GUARD, NestFactory } from '@nestjs/core';
@@ -48,7 +53,7 @@ class OrdersController {
 class AppModule {}
 
 async function main(): Promise<void> {
-  const app = await NestFactory.create(AppModule, { logger: false });
+  const app = await NestFactory.create(AppModule, { logger: ['error', 'warn'] });
   await app.listen(0, '127.0.0.1');
   const url = await app.getUrl();
   for (const order of [1, 2]) {

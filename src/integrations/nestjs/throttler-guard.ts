@@ -3,10 +3,30 @@
 // decided together, in one storage call. ThrottlerGuard's own loop still reads
 // the throttlers (skips, per-route limits, trackers, keys); `handleRequest`
 // only collects them, and the decision and the headers follow once it is done.
+// @nestjs/throttler is loaded when installed (optional-throttler.cts): without
+// it this module still loads, and only building the guard fails.
 
-import { Injectable, type ExecutionContext } from '@nestjs/common';
-import { ThrottlerGuard, type ThrottlerRequest } from '@nestjs/throttler';
+import { Inject, Injectable, Optional, type ExecutionContext } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { ThrottlerGuard, ThrottlerModuleOptions, ThrottlerRequest, ThrottlerStorage } from '@nestjs/throttler';
+import { UnsupportedError } from '../../errors/unsupported-error.js';
+import { loadThrottler } from './optional-throttler.cjs';
 import { RollingWindowThrottlerStorage, type ThrottlerStorageRecord } from './throttler-storage.js';
+
+const throttler = loadThrottler();
+
+/** The base class without @nestjs/throttler: building it says what to install. */
+class ThrottlerNotInstalled {
+  constructor() {
+    throw new UnsupportedError(
+      "RollingWindowThrottlerGuard extends @nestjs/throttler's ThrottlerGuard, and @nestjs/throttler is not installed: " +
+        'npm install @nestjs/throttler (RateLimit and RollingWindowGuard need only @nestjs/common and @nestjs/core)',
+    );
+  }
+}
+
+/** ThrottlerGuard when @nestjs/throttler is installed, else a stand-in whose constructor throws. */
+const ThrottlerGuardBase = (throttler?.ThrottlerGuard ?? ThrottlerNotInstalled) as typeof ThrottlerGuard;
 
 /** One throttler of a request, as ThrottlerGuard resolved it, with its tracker and key. */
 interface Collected {
@@ -54,9 +74,21 @@ interface Collected {
  * export class AppModule {}
  * ```
  */
-export class RollingWindowThrottlerGuard extends ThrottlerGuard {
+export class RollingWindowThrottlerGuard extends ThrottlerGuardBase {
   /** The throttlers of the requests being read, per execution context (one per request). */
   readonly #collecting = new WeakMap<ExecutionContext, Collected[]>();
+
+  /**
+   * ThrottlerGuard's constructor, which Nest calls with ThrottlerModule's
+   * options and storage. Its dependencies are declared by their tokens, so
+   * that no emitted decorator metadata is needed (tsx and esbuild emit none),
+   * and the `Reflector` is optional: when Nest cannot give one (it reads
+   * metadata only, so any instance serves), the guard makes its own.
+   * @throws {@link rolling-window-limiter!UnsupportedError | UnsupportedError} when @nestjs/throttler is not installed.
+   */
+  constructor(options: ThrottlerModuleOptions, storageService: ThrottlerStorage, reflector?: Reflector) {
+    super(options, storageService, reflector ?? new Reflector());
+  }
 
   /**
    * Decides one request, as Nest calls a guard: resolves `true` to let it
@@ -118,3 +150,9 @@ export class RollingWindowThrottlerGuard extends ThrottlerGuard {
 }
 
 Injectable()(RollingWindowThrottlerGuard);
+if (throttler !== undefined) {
+  Inject(throttler.getOptionsToken())(RollingWindowThrottlerGuard, undefined, 0);
+  Inject(throttler.getStorageToken())(RollingWindowThrottlerGuard, undefined, 1);
+  Inject(Reflector)(RollingWindowThrottlerGuard, undefined, 2);
+  Optional()(RollingWindowThrottlerGuard, undefined, 2);
+}
