@@ -12,6 +12,7 @@ import { COST_BATCHES, COST_KINDS, COST_LABELS, COST_WORKLOAD, costCell } from '
 import { median, SCENARIOS } from './measure.js';
 import { evaluateTargets, type BenchData, type TargetResult } from './targets.js';
 import type { ThroughputRecord } from './throughput.js';
+import { describePinning } from './support/cpu-pinning.js';
 
 export interface BenchResults extends BenchData {
   readonly startedAt: string;
@@ -51,6 +52,7 @@ export function describeMachine(redisVersion: string): string[] {
     `CPUs: ${os.availableParallelism()} × ${os.cpus()[0]?.model ?? 'unknown'}; memory ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB; ${os.type()} ${os.release()} ${os.arch()}`,
     `load average at start: ${load.join(', ')} (1, 5, 15 min)`,
     `Node ${process.version}; Redis ${redisVersion} (one redis-server on 127.0.0.1, no persistence)`,
+    describePinning(),
     `library measured: its CommonJS build in dist/, compiled from ${source}`,
     `packages: ${[version('rolling-window-limiter', 'package.json'), version('ioredis'), `node-redis ${version('redis5').split(' ')[1]} (as redis5)`, version('rolling-rate-limiter'), version('rate-limiter-flexible')].join('; ')}`,
   ];

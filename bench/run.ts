@@ -15,6 +15,7 @@ import { describeMachine, RESULTS_DIR, writeReport, type BenchResults } from './
 import { measuringOrder } from './targets.js';
 import { Children, runThroughput, type Cell, type ThroughputRecord } from './throughput.js';
 import { startRedisServer, type RedisServer } from './support/redis-server.js';
+import { pin, PINNING } from './support/cpu-pinning.js';
 
 const USAGE = `npm run bench -- [--quick] [--runs N] [--only TEXT] [--duration MS] [--rebuild]
 
@@ -116,6 +117,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const server = await startRedisServer();
+  pin(server.pid, PINNING?.server);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       console.error(`\n${signal}: stopping redis-server (pid ${server.pid})`);

@@ -17,6 +17,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Redis } from 'ioredis';
 import type { Contender } from './contenders.js';
+import { pin, PINNING } from './support/cpu-pinning.js';
 import type { Scenario, Slice } from './measure.js';
 import type { Op, Reply } from './worker.js';
 
@@ -45,7 +46,9 @@ export class Child {
   /** Resolves once the child has built its contender's connections. */
   static async start(id: string, redisUrl: string): Promise<Child> {
     const execArgv = ['--import', 'tsx', '--expose-gc', '--max-old-space-size=4096'];
-    const child = new Child(fork(WORKER, [id, redisUrl], { execArgv, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }), id);
+    const forked = fork(WORKER, [id, redisUrl], { execArgv, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    pin(forked.pid, PINNING?.clients);
+    const child = new Child(forked, id);
     await child.reply(0);
     return child;
   }
