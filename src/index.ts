@@ -7,6 +7,8 @@ export type { WaitOptions, WrapOptions } from './core/waiting.js';
 export type { AttemptOptions, LimiterId } from './core/identity.js';
 export type { MicrosecondClock } from './core/clock.js';
 export type { Duration, DurationUnit } from './core/check.js';
+export { isDuration, parseDuration } from './core/check.js';
+export { parseRule, parseRules, type LimiterRule } from './options/limiter-rules.js';
 export type {
   CallbackRedisLikeClient,
   GlideLikeClient,

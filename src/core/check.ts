@@ -84,6 +84,55 @@ export function duration(min: number, max: number): Check<number> {
   };
 }
 
+/** Every duration the library can read: whole milliseconds from 0 to 10^12. */
+const anyDuration = duration(0, MAX_MILLISECONDS);
+
+/**
+ * Reads a {@link Duration} given as untyped data (a number or a string read
+ * from a JSON or YAML file, an environment variable) as the library reads
+ * `interval`, `minDifference` and `timeout`: a number is milliseconds, a
+ * string is a number followed by its unit (`'500ms'`, `'10s'`, `'1.5m'`,
+ * `'1h'`, `'1d'`). The result is a whole number of milliseconds from 0 to
+ * 10^12 (about 31 years).
+ *
+ * @example
+ * ```ts
+ * parseDuration('30s'); // 30000
+ * parseDuration(250); // 250
+ * parseDuration('soon', 'routes[2].interval'); // TypeError: Expected `routes[2].interval` to be ... got `"soon"` (string)
+ * ```
+ *
+ * @param value The duration to read.
+ * @param name What to call the value in an error message, such as its path in a configuration file.
+ * @returns The duration in milliseconds.
+ * @throws {@link InvalidOptionTypeError} (a `TypeError`) for a value that is neither a number nor a string of that form.
+ * @throws {@link InvalidOptionRangeError} (a `RangeError`) for a negative or fractional number of milliseconds, or more than 10^12.
+ */
+export function parseDuration(value: unknown, name = 'duration'): number {
+  return anyDuration(value, name);
+}
+
+/**
+ * Whether `value` reads as a {@link Duration}: `true` exactly when
+ * {@link parseDuration} would return its milliseconds rather than throw.
+ * Narrows untyped data (a string read from JSON is not a `Duration` to
+ * TypeScript) without a cast.
+ *
+ * @example
+ * ```ts
+ * const interval: unknown = JSON.parse(text).interval;
+ * if (isDuration(interval)) new RollingRateLimiter({ interval, maxInInterval: 10 });
+ * ```
+ */
+export function isDuration(value: unknown): value is Duration {
+  try {
+    anyDuration(value, 'duration');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** A value `accepts` takes, as it is; `what` says what it should be. */
 function ofType<T>(accepts: (value: unknown) => boolean, what: string): Check<T> {
   return (value, name) => {
@@ -97,6 +146,9 @@ export const boolean: Check<boolean> = ofType((value) => typeof value === 'boole
 
 /** A string. */
 export const string: Check<string> = ofType((value) => typeof value === 'string', 'a string');
+
+/** A string of at least one character; `''` is out of range (a `RangeError`), anything else not a string a `TypeError`. */
+export const nonEmptyString: Check<string> = choice((value): value is string => typeof value === 'string' && value !== '', 'a non-empty string');
 
 /** A function (taken as it is). */
 export function func<T>(what = 'a function'): Check<T> {
