@@ -175,13 +175,26 @@ function guarded(store: Store, namespaces: readonly string[], timeoutMs: number,
   });
 }
 
-/** Wraps a user's clock so that a value that is not an integer number of microseconds is a clear error. */
+/**
+ * Wraps a user's clock so that a value that is not an integer number of
+ * microseconds is a clear error, and so is a reading before 10^15 µs
+ * (2001-09-09): the time now in milliseconds (`Date.now()`, about 1.8e12) or
+ * seconds is far below it, and would make every window 1000 times too long.
+ */
 function checkedClock(clock: MicrosecondClock): MicrosecondClock {
   return () => {
     const now = clock();
     if (!Number.isSafeInteger(now) || now < 0) {
       throw new InvalidOptionTypeError(
         `Expected \`clock\` to return a non-negative integer number of microseconds since the epoch, got \`${String(now)}\` (${typeof now})`,
+        'clock',
+        now,
+      );
+    }
+    if (now < 1e15) {
+      throw new InvalidOptionTypeError(
+        `Expected \`clock\` to return microseconds since the epoch, got \`${now}\`, which is before 2001 in microseconds: ` +
+          'it looks like milliseconds (or seconds); multiply by 1000 (`clock: () => Date.now() * 1000`)',
         'clock',
         now,
       );

@@ -1,4 +1,4 @@
-import { boolean, choice, duration, integer, normalize, object, optional, string, MAX_INTEGER, MAX_MILLISECONDS, describeValue } from '../core/check.js';
+import { boolean, choice, duration, integer, nonEmptyString, normalize, object, optional, MAX_INTEGER, MAX_MILLISECONDS, describeValue } from '../core/check.js';
 import type { Duration, Normalized } from '../core/check.js';
 import type { MicrosecondClock } from '../core/clock.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
@@ -39,7 +39,7 @@ export interface RollingRateLimiterOptions {
    * `minDifference`, `countBlocked`) differs from that of a limiter this
    * process already made on the same client and namespace is refused with a
    * `TypeError`; processes cannot check each other, so give each rule its own
-   * namespace. Any string, escaped in the key.
+   * namespace. Any non-empty string (`''` is a `RangeError`), escaped in the key.
    * @default 'rolling-window-limiter' (only without a client)
    */
   readonly namespace?: string;
@@ -169,7 +169,8 @@ const LIMITER_SCHEMA = {
   interval: duration(1, MAX_MILLISECONDS),
   maxInInterval: integer(1, MAX_INTEGER),
   minDifference: optional(duration(0, MAX_MILLISECONDS), LIMITER_DEFAULTS.minDifference),
-  namespace: optional(string, undefined),
+  // '' names nothing: its keys (`:{id}`) would say neither whose nor what limit they hold, to anyone reading the Redis.
+  namespace: optional(nonEmptyString, undefined),
   client: optional(object<RedisClient>('a Redis client object'), undefined),
   countBlocked: optional(boolean, LIMITER_DEFAULTS.countBlocked),
   clock: optional(clockOption, LIMITER_DEFAULTS.clock),

@@ -9,7 +9,7 @@ import { NodeRedisClusterAdapter, isNodeRedisCluster } from './node-redis-cluste
 
 /** The clients this version supports, as named in error messages. */
 export const SUPPORTED_CLIENTS =
-  'an ioredis `Redis` (also with sentinels) or `Cluster` (ioredis 5 or 6, or iovalkey), a node-redis client from `createClient` or `createCluster` (`redis` 4 or 5) or `createSentinel` (`redis` 5), a Valkey GLIDE 2 `GlideClient` or `GlideClusterClient`, or a redis-mock client';
+  'an ioredis `Redis` (also with sentinels) or `Cluster` (ioredis 5 or 6, or iovalkey), a node-redis client from `createClient` or `createCluster` (`redis` 4, 5 or 6) or `createSentinel` (`redis` 5 or 6), a Valkey GLIDE 2 `GlideClient` or `GlideClusterClient`, or a redis-mock client';
 
 /** The adapter of each client seen so far; weak, so that a client the application drops is collected with its adapter. */
 const adapters = new WeakMap<object, RedisAdapter>();
@@ -37,6 +37,20 @@ function createAdapter(client: object): RedisAdapter {
   if (isNodeRedisClient(client)) return isNodeRedisCluster(client) ? new NodeRedisClusterAdapter(client) : new NodeRedisAdapter(client);
   if (isGlideClient(client)) return new GlideAdapter(client);
   if (isCallbackRedisClient(client)) return new CallbackRedisAdapter(client);
-  const name = (client.constructor as { name?: string } | undefined)?.name ?? typeof client;
-  throw new UnsupportedError(`Unsupported \`client\` (${name}): expected ${SUPPORTED_CLIENTS}; or no client for the in-memory store`);
+  throw new UnsupportedError(`Unsupported \`client\` (${describeClient(client)}): expected ${SUPPORTED_CLIENTS}; or no client for the in-memory store`);
+}
+
+/**
+ * The client as the refusal names it, never blank: `an instance of Foo` by
+ * its class (read from its prototype, not from a `constructor` key of its
+ * own), else what kind of object it is (`a plain object`, `an instance of an
+ * anonymous class`).
+ */
+function describeClient(client: object): string {
+  const prototype: unknown = Object.getPrototypeOf(client);
+  if (prototype === null) return 'an object without a prototype';
+  if (prototype === Object.prototype) return 'a plain object';
+  const constructor: unknown = (prototype as { constructor?: unknown }).constructor;
+  const name: unknown = typeof constructor === 'function' ? constructor.name : undefined;
+  return typeof name === 'string' && name !== '' ? `an instance of ${name}` : 'an instance of an anonymous class';
 }
