@@ -7,7 +7,7 @@ import { actionRecordsKey, admittedMember } from '../core/identity.js';
 import type { RedisAdapter } from './adapters/adapter.js';
 import { readInteger } from './replies.js';
 import { CLEAR_SCRIPT } from './scripts/clear-script.js';
-import { runScript } from './scripts/run-script.js';
+import { runScript } from './adapters/run-script.js';
 import { UNDO_SCRIPT } from './scripts/undo-script.js';
 
 /** Each key followed by its action-records key: what `clear` deletes and `undo` removes from. */

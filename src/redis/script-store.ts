@@ -6,7 +6,7 @@ import { encodeCall, readOutcomes, type ScriptDecision } from './decide/decide-c
 import { DECIDE_SCRIPT } from './decide/decide-script.js';
 import { DecisionBatcher } from './decide/decision-batcher.js';
 import { RedisStore } from './redis-store.js';
-import { runScript } from './scripts/run-script.js';
+import { runScript } from './adapters/run-script.js';
 
 /**
  * The Redis store that decides with the decide script, the default wherever the client runs scripts: every attempt

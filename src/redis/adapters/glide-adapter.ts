@@ -15,7 +15,7 @@ import { execReplies } from './exec-replies.js';
 import { GlideSlotMap } from './glide-slot-map.js';
 import { StringCommandAdapter, stringsOf } from './node-redis-commands.js';
 import { ATOMIC_BLOCK_SCRIPT } from '../scripts/atomic-block-script.js';
-import { runScript } from '../scripts/run-script.js';
+import { runScript } from './run-script.js';
 
 /** Where a cluster call goes: the master of a key's slot by GLIDE's map, or the node at an address. */
 type GlideRoute = { type: 'primarySlotKey'; key: string } | { type: 'routeByAddress'; host: string; port: number };

@@ -3,7 +3,7 @@ import { nextMember } from '../../../core/identity.js';
 import { UnsupportedError } from '../../../errors/unsupported-error.js';
 import type { RedisAdapter } from '../../../redis/adapters/adapter.js';
 import { HIT_LOG_SCRIPT } from './hit-log-script.js';
-import { runScript } from '../../../redis/scripts/run-script.js';
+import { runScript } from '../../../redis/adapters/run-script.js';
 import { callStore } from '../../../resilience/store-call.js';
 import { BLOCK_KEY_SUFFIX, REFUSED_KEY_SUFFIX, RULES_KEY_SUFFIX, type BlockingCount, type BlockingHit, type BlockingRule, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
 

@@ -1,6 +1,6 @@
 import { StoreError } from '../../errors/store-error.js';
-import type { RedisAdapter } from '../adapters/adapter.js';
-import type { RedisScript } from './redis-script.js';
+import type { RedisAdapter } from './adapter.js';
+import type { RedisScript } from '../scripts/redis-script.js';
 
 /** Redis's refusal of the script commands by an ACL, explained with what to do (Redis's error as the cause); any other error as it is. */
 function explained(error: unknown): unknown {
