@@ -1,15 +1,21 @@
-// The options of the Express middleware: their types with the documentation
-// users read, their defaults, and the schema that checks them
-// (core/check.ts), once, when the middleware is made.
+// The options of the Express middleware: the ones every middleware has
+// (middleware-options.ts) over Express's `Request`, and its own (`key`,
+// `onLimited`, `validate`), with the documentation users read; their
+// defaults; and the schema that checks them (core/check.ts), once, when the
+// middleware is made.
 
 import type { NextFunction, Request, Response } from 'express';
 import { boolean, normalize, optional, type Normalized } from '../../core/check.js';
 import type { LimiterId } from '../../core/identity.js';
-import type { RateLimitHeaderStyle } from '../headers.js';
-import type { Ipv6Subnet } from '../ip-key.js';
 import { ownOptions } from '../../options/own-options.js';
-import { MIDDLEWARE_DEFAULTS, middlewareSchema, refuseMessageWithOnLimited, type RateLimitMessage } from '../middleware-options.js';
-import type { HttpRateLimiter, InfoOf, RateLimitPolicy } from '../policies.js';
+import {
+  MIDDLEWARE_DEFAULTS,
+  middlewareSchema,
+  refuseMessageWithOnLimited,
+  type MiddlewareOptions,
+  type RateLimitMessage,
+} from '../middleware-options.js';
+import type { HttpRateLimiter, InfoOf } from '../policies.js';
 
 export type { RateLimitMessage } from '../middleware-options.js';
 
@@ -23,15 +29,7 @@ export type RateLimitMessageFunction<Limiter extends HttpRateLimiter = HttpRateL
 export type RateLimitKey = (req: Request) => LimiterId | null | undefined | Promise<LimiterId | null | undefined>;
 
 /** Options of {@link rateLimit}. */
-export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimiter> {
-  /**
-   * What decides: a {@link rolling-window-limiter!RollingRateLimiter | RollingRateLimiter}, or a
-   * {@link rolling-window-limiter!RateLimiterStack | RateLimiterStack}
-   * whose tiers are all enforced (and all announced in `RateLimit-Policy`).
-   * Its `onStoreError` policy decides what a store failure does (see
-   * {@link rateLimit}).
-   */
-  readonly limiter: Limiter;
+export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimiter> extends MiddlewareOptions<Request, Limiter> {
   /**
    * The id to limit a request by. Default: the client's IP address, `req.ip`,
    * as {@link ipKey} reduces it: an IPv6 address to its `/56` prefix (see
@@ -54,15 +52,6 @@ export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimi
    * let such requests pass, say so with `skip`.
    */
   readonly key?: RateLimitKey;
-  /** Requests for which this returns `true` are neither counted nor limited, and get no rate-limit headers. */
-  readonly skip?: (req: Request) => boolean | Promise<boolean>;
-  /**
-   * The body of a 429: a string (sent as `text/plain`), an object (sent as
-   * JSON), or a function of the request and the decision returning either.
-   * Default: `{ "error": "rate_limited", "retryAfterSeconds": <n> }`.
-   * Not together with `onLimited`.
-   */
-  readonly message?: RateLimitMessage | RateLimitMessageFunction<Limiter>;
   /**
    * Sends the response to a blocked request yourself, instead of `message`.
    * Called with the status already set to 429 and the headers (`Retry-After`
@@ -70,25 +59,6 @@ export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimi
    * call `next`). What it throws or rejects with goes to `next(error)`.
    */
   readonly onLimited?: (req: Request, res: Response, next: NextFunction, info: InfoOf<Limiter>) => void | Promise<void>;
-  /** Which rate-limit headers every response gets; see {@link RateLimitHeaderStyle}. @default 'draft' */
-  readonly headers?: RateLimitHeaderStyle;
-  /** The public name of each tier in the headers; default its namespace. See {@link RateLimitHeaderOptions.policyName}. */
-  readonly policyName?: (policy: RateLimitPolicy) => string;
-  /**
-   * Called when the limiter's `onStoreError` policy decided instead of the
-   * store (`info.storeFailure` is set), before the response goes on as the
-   * decision says: the place to log and alert.
-   */
-  readonly onStoreFailure?: (req: Request, info: InfoOf<Limiter>) => void | Promise<void>;
-  /**
-   * How much of an IPv6 address is one client, for the default key: a prefix
-   * length from 32 to 64, or `false` for the whole address. One IPv6 client
-   * normally holds a whole /64, often a /56, and can send from any address
-   * in it; keyed by the full address it would get a fresh limit per address.
-   * Ignored when `key` is given (use {@link ipKey} in your own key function).
-   * @default 56
-   */
-  readonly ipv6Subnet?: Ipv6Subnet;
   /**
    * Whether to check, with the default key, that Express's `trust proxy`
    * fits the requests: a request with `X-Forwarded-For` while no proxy is

@@ -1,18 +1,23 @@
-// The options of the Hono middleware: their types with the documentation users
-// read, and the schema that checks them (the options every middleware shares,
-// middleware-options.ts, and Hono's own `connInfo`), once, when the
-// middleware is made. Hono appears here only as types.
+// The options of the Hono middleware: the ones every middleware has
+// (middleware-options.ts) over Hono's `Context`, and its own (`key`,
+// `connInfo`, `onLimited`), with the documentation users read; and the schema
+// that checks them, once, when the middleware is made. Hono appears here
+// only as types.
 
 import type { Context } from 'hono';
 import type { GetConnInfo } from 'hono/conninfo';
 import { normalize, type Normalized } from '../../core/check.js';
 import type { LimiterId } from '../../core/identity.js';
 import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
-import type { RateLimitHeaderStyle } from '../headers.js';
-import type { Ipv6Subnet } from '../ip-key.js';
 import { ownOptions } from '../../options/own-options.js';
-import { callbackOption, middlewareSchema, refuseMessageWithOnLimited, type RateLimitMessage } from '../middleware-options.js';
-import type { HttpRateLimiter, InfoOf, RateLimitPolicy } from '../policies.js';
+import {
+  callbackOption,
+  middlewareSchema,
+  refuseMessageWithOnLimited,
+  type MiddlewareOptions,
+  type RateLimitMessage,
+} from '../middleware-options.js';
+import type { HttpRateLimiter, InfoOf } from '../policies.js';
 
 /** Makes the body of a 429 from the request's context and the decision. */
 export type RateLimitMessageFunction<Limiter extends HttpRateLimiter = HttpRateLimiter> = (
@@ -24,15 +29,7 @@ export type RateLimitMessageFunction<Limiter extends HttpRateLimiter = HttpRateL
 export type RateLimitKey = (c: Context) => LimiterId | null | undefined | Promise<LimiterId | null | undefined>;
 
 /** Options of {@link rateLimit}. */
-export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimiter> {
-  /**
-   * What decides: a {@link rolling-window-limiter!RollingRateLimiter | RollingRateLimiter}, or a
-   * {@link rolling-window-limiter!RateLimiterStack | RateLimiterStack}
-   * whose tiers are all enforced (and all announced in `RateLimit-Policy`).
-   * Its `onStoreError` policy decides what a store failure does (see
-   * {@link rateLimit}).
-   */
-  readonly limiter: Limiter;
+export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimiter> extends MiddlewareOptions<Context, Limiter> {
   /**
    * The id to limit a request by, e.g. `(c) => c.get('userId')`. Give this
    * or `connInfo`: Hono runs on many runtimes, and the client's address is
@@ -59,15 +56,6 @@ export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimi
    * Not together with `key`.
    */
   readonly connInfo?: GetConnInfo;
-  /** Requests for which this returns `true` are neither counted nor limited, and get no rate-limit headers. */
-  readonly skip?: (c: Context) => boolean | Promise<boolean>;
-  /**
-   * The body of a 429: a string (sent as `text/plain`), an object (sent as
-   * JSON), or a function of the context and the decision returning either.
-   * Default: `{ "error": "rate_limited", "retryAfterSeconds": <n> }`.
-   * Not together with `onLimited`.
-   */
-  readonly message?: RateLimitMessage | RateLimitMessageFunction<Limiter>;
   /**
    * Makes the response to a blocked request yourself, instead of `message`
    * (e.g. `(c, info) => c.json({ wait: info.millisecondsUntilAllowed })`).
@@ -76,26 +64,6 @@ export interface RateLimitOptions<Limiter extends HttpRateLimiter = HttpRateLimi
    * that `c.json`, `c.text` and `c.body` carry them.
    */
   readonly onLimited?: (c: Context, info: InfoOf<Limiter>) => Response | Promise<Response>;
-  /** Which rate-limit headers every response gets; see {@link RateLimitHeaderStyle}. @default 'draft' */
-  readonly headers?: RateLimitHeaderStyle;
-  /** The public name of each tier in the headers; default its namespace. See {@link RateLimitHeaderOptions.policyName}. */
-  readonly policyName?: (policy: RateLimitPolicy) => string;
-  /**
-   * Called when the limiter's `onStoreError` policy decided instead of the
-   * store (`info.storeFailure` is set), before the response goes on as the
-   * decision says: the place to log and alert.
-   */
-  readonly onStoreFailure?: (c: Context, info: InfoOf<Limiter>) => void | Promise<void>;
-  /**
-   * How much of an IPv6 address is one client, for the `connInfo` key: a
-   * prefix length from 32 to 64, or `false` for the whole address. One IPv6
-   * client normally holds a whole /64, often a /56, and can send from any
-   * address in it; keyed by the full address it would get a fresh limit per
-   * address. Ignored when `key` is given (use {@link ipKey} in your own key
-   * function).
-   * @default 56
-   */
-  readonly ipv6Subnet?: Ipv6Subnet;
 }
 
 const HONO_SCHEMA = {
