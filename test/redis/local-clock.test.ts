@@ -2,7 +2,7 @@
 // clock's, never ahead of it, however busy the process has been: the clock is
 // shared by every limiter of the process, and one that ran ahead would write
 // scores in the future and drop other processes' actions early
-// (test/core/local-clock-exactness.test.ts has the in-memory schedules).
+// (test/soak/local-clock-exactness.test.ts has the in-memory schedules).
 
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
