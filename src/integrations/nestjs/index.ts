@@ -4,6 +4,9 @@
 // on it, and a guard of the library's own, `@RateLimit` with
 // `RollingWindowGuard`, for the double click (a least gap between requests).
 // Nest is loaded by this entry only; the main entry imports nothing of it.
+// @nestjs/throttler is needed only by RollingWindowThrottlerGuard, which
+// extends its ThrottlerGuard: the entry loads without it, and @RateLimit with
+// RollingWindowGuard need only @nestjs/common and @nestjs/core.
 
 export { RollingWindowThrottlerStorage, type RollingWindowThrottlerStorageOptions, type ThrottlerHit, type ThrottlerStorageRecord } from './throttler-storage.js';
 export { RollingWindowThrottlerGuard } from './throttler-guard.js';

@@ -8,7 +8,7 @@
 
 import { Inject, Injectable, Optional, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { ThrottlerGuard, ThrottlerModuleOptions, ThrottlerRequest, ThrottlerStorage } from '@nestjs/throttler';
+import type { ThrottlerGuard as ThrottlerGuardClass, ThrottlerModuleOptions, ThrottlerRequest, ThrottlerStorage } from '@nestjs/throttler';
 import { UnsupportedError } from '../../errors/unsupported-error.js';
 import { loadThrottler } from './optional-throttler.cjs';
 import { RollingWindowThrottlerStorage, type ThrottlerStorageRecord } from './throttler-storage.js';
@@ -25,8 +25,8 @@ class ThrottlerNotInstalled {
   }
 }
 
-/** ThrottlerGuard when @nestjs/throttler is installed, else a stand-in whose constructor throws. */
-const ThrottlerGuardBase = (throttler?.ThrottlerGuard ?? ThrottlerNotInstalled) as typeof ThrottlerGuard;
+/** @nestjs/throttler's ThrottlerGuard when it is installed, else a stand-in whose constructor throws. */
+const ThrottlerGuard = (throttler?.ThrottlerGuard ?? ThrottlerNotInstalled) as typeof ThrottlerGuardClass;
 
 /** One throttler of a request, as ThrottlerGuard resolved it, with its tracker and key. */
 interface Collected {
@@ -74,7 +74,7 @@ interface Collected {
  * export class AppModule {}
  * ```
  */
-export class RollingWindowThrottlerGuard extends ThrottlerGuardBase {
+export class RollingWindowThrottlerGuard extends ThrottlerGuard {
   /** The throttlers of the requests being read, per execution context (one per request). */
   readonly #collecting = new WeakMap<ExecutionContext, Collected[]>();
 
