@@ -132,8 +132,11 @@ end
 -- The call's rules, read once: the rule at offset o has its max at rules[o + rule_max]. The codec sends numbers
 -- where numbers are read: a call with anything else fails as a whole.
 local rulesAt = #ARGV - rule_width * ARGV[1]
-local rules = {}
-for o = 0, #ARGV - rulesAt - 1, rule_width do
+local rules = {
+  ARGV[rulesAt + rule_interval] + 0, ARGV[rulesAt + rule_max] + 0, ARGV[rulesAt + rule_gap] + 0,
+  ARGV[rulesAt + rule_countBlocked] == '1', ARGV[rulesAt + rule_ttl], ARGV[rulesAt + rule_actionTtl],
+}
+for o = rule_width, #ARGV - rulesAt - 1, rule_width do
   local a = rulesAt + o
   rules[o + rule_interval], rules[o + rule_max], rules[o + rule_gap] = ARGV[a + rule_interval] + 0, ARGV[a + rule_max] + 0, ARGV[a + rule_gap] + 0
   rules[o + rule_countBlocked], rules[o + rule_ttl], rules[o + rule_actionTtl] = ARGV[a + rule_countBlocked] == '1', ARGV[a + rule_ttl], ARGV[a + rule_actionTtl]
@@ -145,8 +148,9 @@ local redisNow, redisNowText
 -- The TTL of each key the call wrote and that a later decision may write again, set once at the end of the call:
 -- no command on a key comes after its PEXPIRE (a key given a TTL of a millisecond or two could be gone by then).
 local ttlAtEnd
--- What the general path holds of each tier of the decision at hand, in flat arrays indexed by tier.
-local ruleOf, countOf, heldOf, newestOf, cutoffOf, forgetOf = {}, {}, {}, {}, {}, {}
+-- What the general path holds of each tier of the decision at hand, in flat arrays indexed by tier (made by the
+-- first decision that takes it).
+local ruleOf, countOf, heldOf, newestOf, cutoffOf, forgetOf
 
 local k0, a0 = 0, 1
 while a0 < rulesAt do
@@ -190,6 +194,7 @@ while a0 < rulesAt do
   else
     ---------------------------------------------------------------------------------------------------------------
     -- The general path.
+    if ruleOf == nil then ruleOf, countOf, heldOf, newestOf, cutoffOf, forgetOf = {}, {}, {}, {}, {}, {} end
     local record = member ~= '' or actionId ~= ''
     local redisClock = nowText == ''
     local now -- the stamp as a number, read where a decision needs one

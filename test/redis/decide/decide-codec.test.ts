@@ -29,7 +29,7 @@ import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
 
 /** The SHA1 of the decide script: a change to its text is a change to this line. */
-const DECIDE_SCRIPT_SHA1 = '78b90f5682d7c1240c39a935e401712e8fc180c0';
+const DECIDE_SCRIPT_SHA1 = 'f715641547f784f8964a50a84576a3dc6e35be75';
 
 /** A reply's values, whether it came as an array or packed into one integer. */
 function valuesOf(reply: unknown): number[] {
