@@ -64,7 +64,7 @@ function pages() {
   return [
     {
       name: 'index page', path: '/', screenshot: 'index.png', title: 'rolling-window-limiter',
-      headings: ['rolling-window-limiter', 'Options', 'Methods', 'Stacking tiers', 'Failure behaviour'],
+      headings: ['rolling-window-limiter', 'Quick start', 'Stacking tiers', 'Failure behaviour', 'Gotchas'],
       text: ['Exact rolling-window rate limits', 'RollingRateLimiter', 'RateLimiterStack', 'rolling-window-limiter/express', ...guides],
       members: [],
     },

@@ -1,4 +1,4 @@
-// The README's Hono snippet is the code of examples/hono-api.ts (which
+// The Hono snippet of docs/guides/http-frameworks.md is the code of examples/hono-api.ts (which
 // `npm run examples` runs with --self-test): the same lines down to the
 // server, with the package's name where the example imports the source, and
 // a plain `serve` where the example adds its self-test.
@@ -8,15 +8,15 @@ import { expect } from 'chai';
 
 const read = (file: string): string => readFileSync(new URL(`../../../${file}`, import.meta.url), 'utf8');
 
-/** The first TypeScript block after the README's `rolling-window-limiter/hono` heading. */
+/** The first TypeScript block after the guide's `rolling-window-limiter/hono` heading. */
 function readmeSnippet(): string {
-  const after = read('README.md').split('**`rolling-window-limiter/hono`**')[1] ?? '';
+  const after = read('docs/guides/http-frameworks.md').split('**`rolling-window-limiter/hono`**')[1] ?? '';
   const code = /```ts\n([\s\S]*?)```/.exec(after)?.[1];
-  if (code === undefined) throw new Error('no code block after **`rolling-window-limiter/hono`** in README.md');
+  if (code === undefined) throw new Error('no code block after **`rolling-window-limiter/hono`** in docs/guides/http-frameworks.md');
   return code;
 }
 
-describe("the README's Hono snippet", () => {
+describe("the HTTP guide's Hono snippet", () => {
   it('is the code of examples/hono-api.ts, importing the package by name', () => {
     const example = read('examples/hono-api.ts');
     const body = example.slice(example.indexOf("import { serve } from '@hono/node-server';"), example.indexOf('const testing'));

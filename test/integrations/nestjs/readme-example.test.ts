@@ -1,8 +1,8 @@
-// The README's NestJS example runs as pasted: its code block is
+// The NestJS guide's example runs as pasted: its code block is
 // examples/nestjs-api.ts (after the file's header comment, with the package
 // name for this repository's source), and that file, run as `npm run
 // examples` runs it, against a redis-server the harness starts, prints the
-// two answers the README shows and exits by itself.
+// two answers the guide shows and exits by itself.
 
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -15,16 +15,16 @@ const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 /** Longer than the example needs by far; past it the child is killed (its own PID) and the test fails. */
 const RUN_TIMEOUT_MS = 30_000;
 
-/** The code block, and the output block after it, under `## NestJS` in the README. */
+/** The code block, and the output block after it, of the NestJS guide (docs/guides/nestjs.md). */
 function readmeBlocks(): { code: string; output: string } {
-  const section = readFileSync(join(REPO, 'README.md'), 'utf8').split(/^## NestJS$/m)[1]?.split(/^## /m)[0] ?? '';
+  const section = readFileSync(join(REPO, 'docs/guides/nestjs.md'), 'utf8');
   const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
   const output = /```console\n([\s\S]*?)```/.exec(section)?.[1];
-  if (code === undefined || output === undefined) throw new Error('no ts and console blocks under "## NestJS" in README.md');
+  if (code === undefined || output === undefined) throw new Error('no ts and console blocks in docs/guides/nestjs.md');
   return { code, output };
 }
 
-describe("the README's NestJS example", function () {
+describe("the NestJS guide's example", function () {
   this.timeout(60_000);
   let redis: UsedRedis | undefined;
   before(async () => {
@@ -40,7 +40,7 @@ describe("the README's NestJS example", function () {
     expect(readmeBlocks().code).to.equal(body);
   });
 
-  it('prints what the README shows, on Redis, and exits', async () => {
+  it('prints what the guide shows, on Redis, and exits', async () => {
     const { exitCode, stdout, stderr } = await new Promise<{ exitCode: number | null; stdout: string; stderr: string }>((resolve) => {
       execFile(
         process.execPath,

@@ -1,0 +1,29 @@
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { Redis } from 'ioredis';
+import { RollingRateLimiter } from 'rolling-window-limiter';
+import { rateLimit } from 'rolling-window-limiter/express';
+
+const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+
+const app = express();
+app.set('trust proxy', 1); // behind one reverse proxy; otherwise every client shares the proxy's IP
+app.use('/api', rateLimit({
+  // Keyed by the client IP (IPv6 by its /56). An API quota: a refused request does not
+  // count, so a client that waits Retry-After gets in.
+  limiter: new RollingRateLimiter({ client: redis, namespace: 'api', interval: '1m', maxInInterval: 2, countBlocked: false }),
+}));
+app.get('/api/hello', (_req, res) => {
+  res.json({ hello: 'world' });
+});
+
+const server = app.listen(0, '127.0.0.1');
+await once(server, 'listening');
+const { port } = server.address() as AddressInfo;
+for (let request = 1; request <= 3; request++) {
+  const response = await fetch(`http://127.0.0.1:${port}/api/hello`);
+  console.log(response.status, await response.text());
+}
+server.close();
+await redis.quit();

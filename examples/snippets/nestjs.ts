@@ -1,0 +1,48 @@
+import { Controller, Module, Post } from '@nestjs/common';
+import { APP_GUARD, NestFactory } from '@nestjs/core';
+import { ThrottlerModule } from '@nestjs/throttler';
+import { Redis } from 'ioredis';
+import { RateLimit, RollingWindowGuard, RollingWindowThrottlerGuard, RollingWindowThrottlerStorage } from 'rolling-window-limiter/nestjs';
+
+const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL) : undefined; // undefined: in memory
+
+@Controller('orders')
+class OrdersController {
+  // A double click is refused: at least 2 s between two orders of a client (the user, else the IP), at most 5 a minute.
+  @RateLimit({ interval: '1m', maxInInterval: 5, minDifference: '2s' })
+  @Post()
+  create(): { ordered: boolean } {
+    return { ordered: true };
+  }
+}
+
+@Module({
+  imports: [
+    // Every route: at most 5 requests per second and 100 per minute per client, on exact rolling windows,
+    // both decided in one Redis round trip by RollingWindowThrottlerGuard.
+    ThrottlerModule.forRoot({
+      throttlers: [{ name: 'second', ttl: 1_000, limit: 5 }, { name: 'minute', ttl: 60_000, limit: 100 }],
+      storage: new RollingWindowThrottlerStorage({ client: redis, namespace: 'api' }),
+    }),
+  ],
+  controllers: [OrdersController],
+  providers: [
+    { provide: APP_GUARD, useClass: RollingWindowThrottlerGuard },
+    { provide: APP_GUARD, useValue: new RollingWindowGuard({ client: redis, namespace: 'orders' }) },
+  ],
+})
+class AppModule {}
+
+async function main(): Promise<void> {
+  const app = await NestFactory.create(AppModule, { logger: ['error', 'warn'] });
+  await app.listen(0, '127.0.0.1');
+  const url = await app.getUrl();
+  for (const order of [1, 2]) {
+    const response = await fetch(`${url}/orders`, { method: 'POST' });
+    console.log(`order ${order}: ${response.status}, RateLimit: ${response.headers.get('ratelimit')}, Retry-After: ${response.headers.get('retry-after')}`);
+  }
+  await app.close();
+  await redis?.quit();
+}
+
+void main();
