@@ -194,7 +194,9 @@ function checkedClock(clock: MicrosecondClock): MicrosecondClock {
     if (now < 1e15) {
       throw new InvalidOptionTypeError(
         `Expected \`clock\` to return microseconds since the epoch, got \`${now}\`, which is before 2001 in microseconds: ` +
-          'it looks like milliseconds (or seconds); multiply by 1000 (`clock: () => Date.now() * 1000`)',
+          (now >= 1e12
+            ? 'it looks like milliseconds; multiply by 1000 (`clock: () => Date.now() * 1000`)'
+            : 'it looks like seconds, or a clock that counts from 0; return microseconds since the epoch (seconds times 1,000,000, or `Date.now() * 1000`)'),
         'clock',
         now,
       );

@@ -18,19 +18,20 @@ async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
 }
 
 describe('a clock in milliseconds', () => {
-  for (const [name, clock] of [
-    ['Date.now() (milliseconds)', () => Date.now()],
-    ['seconds', () => Math.floor(Date.now() / 1000)],
-    ['a fixed millisecond time', () => Date.UTC(2026, 0, 1)],
+  for (const [name, clock, advice] of [
+    ['Date.now() (milliseconds)', () => Date.now(), /looks like milliseconds; multiply by 1000/],
+    ['a fixed millisecond time', () => Date.UTC(2026, 0, 1), /looks like milliseconds; multiply by 1000/],
+    ['seconds', () => Math.floor(Date.now() / 1000), /looks like seconds, or a clock that counts from 0; .*times 1,000,000/],
+    ['a clock that counts from 0', () => 0, /looks like seconds, or a clock that counts from 0/],
   ] as const) {
-    it(`is refused at its first reading with a TypeError that says to multiply by 1000: ${name}`, async () => {
+    it(`is refused at its first reading with a TypeError that says what it looks like and how to fix it: ${name}`, async () => {
       const limiter = new RollingRateLimiter({ ...rules, clock });
       for (const call of [() => limiter.limit('a'), () => limiter.wouldLimitWithInfo('a')]) {
         const error = await rejectionOf(call());
         expect(error).to.be.instanceOf(InvalidOptionTypeError).and.to.be.instanceOf(TypeError);
         expect(error).to.have.property('option', 'clock');
         expect((error as InvalidOptionTypeError).received).to.be.a('number').below(1e15);
-        expect((error as Error).message).to.include('`clock`').and.to.include('milliseconds').and.to.include('multiply by 1000');
+        expect((error as Error).message).to.include('`clock`').and.to.include('microseconds since the epoch').and.to.match(advice);
       }
     });
   }
