@@ -66,7 +66,7 @@ const { RollingRateLimiter, RateLimiterStack } = built<typeof Library>('index.js
 const { attemptCommands } = built<typeof MultiPath>('redis/decide/multi-path.js');
 const { encodeCall } = built<typeof DecideCodec>('redis/decide/decide-codec.js');
 const { DECIDE_SCRIPT } = built<typeof DecideScript>('redis/decide/decide-script.js');
-const { unpackReply, VERDICT } = built<typeof DecideCodec>('redis/decide/decide-codec.js');
+const { VERDICT } = built<typeof DecideCodec>('redis/decide/decide-codec.js');
 
 type LimiterOptions = Partial<ConstructorParameters<typeof RollingRateLimiter>[0]>;
 
@@ -161,7 +161,7 @@ function bareScript(backend: Backend, tiersOf: (rules: Rules, namespace: string)
         const withKeys = tiers.map(({ namespace: space, rule }) => ({ key: libraryKey(space, id), rule })) as unknown as DecideCodec.ScriptDecision['tiers'];
         const { keys, args } = encodeCall([{ tiers: withKeys, now: stamp().now, dryRun: false }]);
         const reply = await redis.evalsha(DECIDE_SCRIPT.sha1, keys, args);
-        const verdict = typeof reply === 'number' ? unpackReply(reply)[0] : Array.isArray(reply) ? Number(reply[0]) : undefined;
+        const verdict = Array.isArray(reply) ? Number(reply[0]) : undefined;
         return !(verdict !== undefined && verdict >= VERDICT.allowed);
       },
     };

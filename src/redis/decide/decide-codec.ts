@@ -185,27 +185,9 @@ function unexpectedReply(reply: unknown): StoreError {
   return new StoreError(`Unexpected reply to the ${DECIDE_SCRIPT.name} script from Redis: ${JSON.stringify(reply)?.slice(0, 120)}`);
 }
 
-/** The values of a reply of at most three that came packed as one integer (see the script's header). */
-export function unpackReply(packed: number): number[] {
-  const count = packed % 4;
-  const values: number[] = [];
-  let rest = (packed - count) / 4;
-  for (let i = 0; i < count; i += 1) {
-    const field = rest % 2 ** 17;
-    values.push(field - 1);
-    rest = (rest - field) / 2 ** 17;
-  }
-  return values;
-}
-
-/** The decide script's reply: integers, in an array or packed into one. */
+/** The decide script's reply: an array of integers. */
 function integersOf(reply: unknown): number[] {
-  if (!Array.isArray(reply)) {
-    // A client may give an integer reply as text, as some give the array's values.
-    const packed = typeof reply === 'string' && reply !== '' ? Number(reply) : reply;
-    if (typeof packed === 'number' && Number.isSafeInteger(packed) && packed >= 0) return unpackReply(packed);
-    throw unexpectedReply(reply);
-  }
+  if (!Array.isArray(reply)) throw unexpectedReply(reply);
   // The client's reply array is ours: its values are read in place, not copied.
   for (let i = 0; i < reply.length; i += 1) reply[i] = readInteger(reply[i], `the ${DECIDE_SCRIPT.name} script`);
   return reply as number[];

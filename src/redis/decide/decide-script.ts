@@ -48,8 +48,7 @@ export const DECIDE_SCRIPT = defineScript(
 --                gap or a max of 1), maxthAfter (the max-th newest of S', only when countAfter >= max)
 --   a dry run:   count, newest (as above), kMinus1thNewest (only with max > 1 and count >= max - 1), kthNewest
 --                (only when count >= max)
--- A value that does not exist reads -1. A reply of at most three values, each from -1 to 131070, comes packed as
--- one integer, which Redis answers for much less than an array: n + 4 * sum of (value_i + 1) * 2^(17 * i).
+-- A value that does not exist reads -1.
 --
 -- S is every record stamped after the cutoff, those stamped after now included: a call may reach Redis late, or
 -- after a call stamped later, and the records around it share windows with it. Records stay until the forget
@@ -340,12 +339,6 @@ if ttlAtEnd then
   for key, ttl in pairs(ttlAtEnd) do call('PEXPIRE', key, ttl) end
 end
 
-if r <= 3 then
-  local v1, v2, v3 = reply[1] or -1, reply[2] or -1, reply[3] or -1
-  if v1 <= 131070 and v2 <= 131070 and v3 <= 131070 then
-    return r + (v1 + 1) * 4 + (v2 + 1) * 524288 + (v3 + 1) * 68719476736
-  end
-end
 return reply
 `,
 );
