@@ -144,8 +144,12 @@ end
 local reply, r = {}, 0
 -- Redis TIME, as a number and as text, read by the first decision that asks for it.
 local redisNow, redisNowText
--- The TTL of each key the call wrote and that a later decision may write again, set once at the end of the call:
--- no command on a key comes after its PEXPIRE (a key given a TTL of a millisecond or two could be gone by then).
+-- A key's TTL is set after the call's last command on it: Redis deletes a key at once when a PEXPIRE inside a script
+-- names a moment the script has already run past, so a TTL of a few milliseconds could be gone by the next decision
+-- on the key. A tier whose interval is ten seconds or more takes its TTL at once (no script runs that long: Redis
+-- answers BUSY to every other client after five); a shorter one, unless its decision is the call's last, takes it
+-- here, at the end of the call.
+local LONG_INTERVAL = 10000000
 local ttlAtEnd
 -- What the general path holds of each tier of the decision at hand, in flat arrays indexed by tier (made by the
 -- first decision that takes it).
@@ -178,7 +182,7 @@ while a0 < rulesAt do
         -- The companion outlives its key wherever the flood bound may read it: a rule that counts blocked attempts,
         -- on a key that held records (a new key's companion holds nothing the key does).
         local companion = countBlocked and held > 0
-        if last then
+        if last or rules[o + rule_interval] >= LONG_INTERVAL then
           call('PEXPIRE', key, rules[o + rule_ttl])
           if companion then call('PEXPIRE', actions, rules[o + rule_actionTtl]) end
         else
@@ -313,7 +317,7 @@ while a0 < rulesAt do
             -- The companion outlives its key wherever the flood bound may read it (a rule that counts blocked
             -- attempts, on a key that held records) or this decision wrote to it.
             local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked] and heldOf[i] > 0) and rules[ro + rule_actionTtl]
-            if last and n == 1 then
+            if (last and n == 1) or rules[ro + rule_interval] >= LONG_INTERVAL then
               call('PEXPIRE', key, ttl)
               if actionTtl then call('PEXPIRE', actions, actionTtl) end
             else
