@@ -102,7 +102,7 @@ describe('parseRule', () => {
   });
 
   /** Each refusal: the data, the error class, the path it names, and a part of its message. */
-  const refusals: [string, unknown, typeof TypeError | typeof RangeError, string, RegExp][] = [
+  const refusals: [string, unknown, typeof InvalidOptionTypeError | typeof InvalidOptionRangeError, string, RegExp][] = [
     ['a duration that does not read', { interval: 'soon', maxInInterval: 1 }, InvalidOptionTypeError, 'routes[2].limits[0].interval', /got `"soon"` \(string\)/],
     ['a missing interval', { maxInInterval: 1 }, InvalidOptionTypeError, 'routes[2].limits[0].interval', /got `undefined`/],
     ['a missing maxInInterval', { interval: '1s' }, InvalidOptionTypeError, 'routes[2].limits[0].maxInInterval', /got `undefined`/],
