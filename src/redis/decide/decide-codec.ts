@@ -68,7 +68,7 @@ export function encodeCall(decisions: readonly ScriptDecision[]): { keys: string
       let place = rules.indexOf(rule);
       if (place < 0) place = rules.push(rule) - 1;
       // rule, cutoff, forget
-      args.push(RULE_FIELDS.length * place, now === undefined ? '' : now - rule.intervalUs, now === undefined ? '' : forgetUpTo(rule, now));
+      args.push(RULE_FIELDS.length * place, now === undefined ? '' : `(${now - rule.intervalUs}`, now === undefined ? '' : forgetUpTo(rule, now));
     }
   }
   args[0] = rules.length;

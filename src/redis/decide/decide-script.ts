@@ -29,7 +29,7 @@ export const DECIDE_SCRIPT = defineScript(
 --     actionId   the attempt's action id; '' for none
 --   per tier:
 --     rule       where the tier's rule starts among the call's rules: 0, 6, 12...
---     cutoff     now - interval: a record at or before it is out of the window ('' on Redis's clock)
+--     cutoff     '(' and now - interval: the window's exclusive lower bound, as ZCOUNT reads it ('' on Redis's clock)
 --     forget     now - interval - inFlight: a record at or before it is forgotten ('' on Redis's clock)
 -- Then the rules, each once however many decisions use it:
 --     interval   microseconds
@@ -117,15 +117,12 @@ local function floodBound(key, actions, max, count)
   end
 end
 
--- Step 1 for an attempt on a key that holds records: forgets those stamped at or before forget, from the companion
--- too, so that it never holds a record the key no longer does; returns |S|, the records stamped after the cutoff,
--- later stamps included. The records kept between the two (for calls still in flight) sit at the start of the set,
--- where ZCOUNT finds them at once, or finds none from the first and last scores alone.
-local function forgetAndCount(key, actions, held, forget, cutoff)
-  local dropped = call('ZREMRANGEBYSCORE', key, '-inf', forget)
-  if dropped > 0 then tryCall('ZREMRANGEBYSCORE', actions, '-inf', forget) end
-  if held == dropped then return 0 end
-  return held - dropped - call('ZCOUNT', key, '-inf', cutoff)
+-- Step 1 for an attempt: forgets the records stamped at or before forget, from the companion too, so that it never
+-- holds a record the key no longer does; returns how many it forgot.
+local function forget(key, actions, upTo)
+  local dropped = call('ZREMRANGEBYSCORE', key, '-inf', upTo)
+  if dropped > 0 then tryCall('ZREMRANGEBYSCORE', actions, '-inf', upTo) end
+  return dropped
 end
 
 -- The call's rules, read once: the rule at offset o has its max at rules[o + rule_max]. The codec sends numbers
@@ -157,7 +154,8 @@ local ruleOf, countOf, heldOf, newestOf, cutoffOf, forgetOf
 
 local k0, a0 = 0, 1
 while a0 < rulesAt do
-  local n, nowText, member, actionId = ARGV[a0 + header_tiers] + 0, ARGV[a0 + header_now], ARGV[a0 + header_member], ARGV[a0 + header_actionId]
+  local tiers, nowText, member, actionId = ARGV[a0 + header_tiers], ARGV[a0 + header_now], ARGV[a0 + header_member], ARGV[a0 + header_actionId]
+  local n = tiers == '1' and 1 or tiers + 0
   local t0 = a0 + header_width
   local last = t0 + tier_width * n >= rulesAt -- the call's last decision: nothing after it uses its keys
   local o = ARGV[t0 + tier_rule] + 0
@@ -168,20 +166,21 @@ while a0 < rulesAt do
     -- a max above 1, which never reads max(S) or the time as a number. The steps of the general path below, less
     -- what such a decision never takes; most decisions are of this kind.
     local key, actions, max, countBlocked = KEYS[k0 + keys_key], KEYS[k0 + keys_actions], rules[o + rule_max], rules[o + rule_countBlocked]
-    local held = tryCall('ZCARD', key)
-    if type(held) ~= 'number' then
+    -- |S|: the records stamped after the cutoff, those stamped after now included (they arrived first).
+    local count = tryCall('ZCOUNT', key, ARGV[t0 + tier_cutoff], '+inf')
+    if type(count) ~= 'number' then
       reply[r + 1], r = WRONG_TYPE, r + 1
     else
-      local count = held
-      if held > 0 then count = forgetAndCount(key, actions, held, ARGV[t0 + tier_forget], ARGV[t0 + tier_cutoff]) end
+      local held = forget(key, actions, ARGV[t0 + tier_forget]) > 0 or count > 0
       local passes = count < max
       local countAfter = count
       if passes or countBlocked then
         countAfter = count + call('ZADD', key, nowText, member)
         if countAfter > max then floodBound(key, actions, max, countAfter) end
         -- The companion outlives its key wherever the flood bound may read it: a rule that counts blocked attempts,
-        -- on a key that held records (a new key's companion holds nothing the key does).
-        local companion = countBlocked and held > 0
+        -- on a key that held records (a new key's companion holds nothing the key does; one that held only records
+        -- between the two cutoffs keeps them out of every window the flood bound can act on).
+        local companion = countBlocked and held
         if last or rules[o + rule_interval] >= LONG_INTERVAL then
           call('PEXPIRE', key, rules[o + rule_ttl])
           if companion then call('PEXPIRE', actions, rules[o + rule_actionTtl]) end
@@ -218,21 +217,18 @@ while a0 < rulesAt do
     for i = 1, n do
       local t, k = t0 + tier_width * (i - 1), k0 + keys_width * (i - 1)
       local ro = ARGV[t + tier_rule] + 0
-      local cutoff, forget = ARGV[t + tier_cutoff], ARGV[t + tier_forget]
+      local cutoff, upTo = ARGV[t + tier_cutoff], ARGV[t + tier_forget]
       -- On Redis's clock the call is stamped as it runs: never in flight, it forgets what left its window.
       if redisClock then
-        cutoff = format('%d', now - rules[ro + rule_interval])
-        forget = cutoff
+        upTo = format('%d', now - rules[ro + rule_interval])
+        cutoff = '(' .. upTo
       end
-      -- An attempt reads how many records the key holds (step 1 below makes it |S|); a dry run, which forgets
-      -- nothing, counts the window at once.
-      local count
-      if record then count = tryCall('ZCARD', KEYS[k + keys_key]) else count = tryCall('ZCOUNT', KEYS[k + keys_key], '(' .. cutoff, '+inf') end
+      local count = tryCall('ZCOUNT', KEYS[k + keys_key], cutoff, '+inf')
       if type(count) ~= 'number' or (actionId ~= '' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number') then
         failed = true
         break
       end
-      ruleOf[i], countOf[i], heldOf[i], cutoffOf[i], forgetOf[i] = ro, count, count, cutoff, forget
+      ruleOf[i], countOf[i], cutoffOf[i], forgetOf[i] = ro, count, cutoff, upTo
     end
 
     if failed then
@@ -245,13 +241,10 @@ while a0 < rulesAt do
       for i = 1, n do
         local k, ro, count = k0 + keys_width * (i - 1), ruleOf[i], countOf[i]
         local key, max, gap = KEYS[k + keys_key], rules[ro + rule_max], rules[ro + rule_gap]
-        if record and count > 0 then
-          count = forgetAndCount(key, KEYS[k + keys_actions], count, forgetOf[i], cutoffOf[i])
-          countOf[i] = count
-        end
+        if record then heldOf[i] = forget(key, KEYS[k + keys_actions], forgetOf[i]) > 0 or count > 0 end
         if actionId ~= '' then
           local admittedAt = call('ZSCORE', key, '+' .. actionId)
-          if admittedAt and admittedAt + 0 > cutoffOf[i] + 0 then replayed = true end
+          if admittedAt and admittedAt + 0 > cutoffOf[i]:sub(2) + 0 then replayed = true end
         end
         local newest = -1
         if count > 0 and (gap > 0 or max == 1) then
@@ -290,7 +283,7 @@ while a0 < rulesAt do
               local blockedAt = call('ZSCORE', key, '-' .. actionId)
               if blockedAt then
                 call('ZREM', key, '-' .. actionId)
-                if blockedAt + 0 > cutoffOf[i] + 0 then countAfter = countAfter - 1 end
+                if blockedAt + 0 > cutoffOf[i]:sub(2) + 0 then countAfter = countAfter - 1 end
               end
               call('ZREM', actions, '-' .. actionId)
               -- An earlier admitted record of the action has left the window (or this would be a retry): it keeps
@@ -316,7 +309,7 @@ while a0 < rulesAt do
             end
             -- The companion outlives its key wherever the flood bound may read it (a rule that counts blocked
             -- attempts, on a key that held records) or this decision wrote to it.
-            local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked] and heldOf[i] > 0) and rules[ro + rule_actionTtl]
+            local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked] and heldOf[i]) and rules[ro + rule_actionTtl]
             if (last and n == 1) or rules[ro + rule_interval] >= LONG_INTERVAL then
               call('PEXPIRE', key, ttl)
               if actionTtl then call('PEXPIRE', actions, actionTtl) end
