@@ -8,6 +8,7 @@ import { RateLimitedError, RateLimiterStack, RollingRateLimiter } from '../../sr
 import { normalizeRateLimitOptions } from '../../src/http/express/rate-limit-options.js';
 import { normalizeHonoOptions } from '../../src/http/hono/hono-options.js';
 import { normalizeGuardOptions } from '../../src/integrations/nestjs/guard-options.js';
+import { RollingWindowStore } from '../../src/http/stores/express-rate-limit-store.js';
 import { circuitBreakerOption } from '../../src/options/circuit-breaker-options.js';
 import { normalizeLimiterOptions, normalizeStackOptions } from '../../src/options/limiter-options.js';
 
@@ -159,6 +160,19 @@ describe('options read through a polluted Object.prototype', () => {
     const { value, error } = await whilePolluted({ namespace: 'polluted', clock: 'redis', onStoreError: 'allow', key: 'not a function' }, () => normalizeGuardOptions({}));
     expect(error).to.equal(undefined);
     expect(value).to.deep.equal(expected);
+  });
+
+  it('ignores inherited options of the express-rate-limit store, its own and those express-rate-limit hands it', async () => {
+    const { value, error } = await whilePolluted({ prefix: 'polluted:', maxLimit: 1, skipFailedRequests: true }, async () => {
+      const store = new RollingWindowStore({});
+      store.init({ windowMs: 60_000, limit: 2 });
+      await store.increment('u');
+      await store.increment('u');
+      const third = await store.increment('u');
+      return { prefix: store.prefix, third: third.totalHits };
+    });
+    expect(error).to.equal(undefined);
+    expect(value).to.deep.include({ prefix: 'rl:', third: 3 });
   });
 
   it('still reads own options that are not enumerable, and leaves the caller’s object as it was', () => {

@@ -152,9 +152,11 @@ export class RollingWindowStore {
    */
   init(options: ExpressRateLimitOptions): void {
     try {
-      const windowMs = windowMsCheck(options.windowMs, 'windowMs');
-      const limit = limitCheck(options.limit, 'limit');
-      this.#givesBack = options.skipFailedRequests === true || options.skipSuccessfulRequests === true;
+      // express-rate-limit's own properties only, as every option is read.
+      const own = (name: keyof ExpressRateLimitOptions): unknown => (Object.hasOwn(options, name) ? options[name] : undefined);
+      const windowMs = windowMsCheck(own('windowMs'), 'windowMs');
+      const limit = limitCheck(own('limit'), 'limit');
+      this.#givesBack = own('skipFailedRequests') === true || own('skipSuccessfulRequests') === true;
       this.#rule = hitRule(windowMs, typeof limit === 'number' ? limit : this.#maxLimit);
     } catch (error) {
       this.#initError = error as Error;
