@@ -1,6 +1,6 @@
 // The only place where what the caller names (an id, an action id) becomes
 // what a store holds (a key, a sorted-set member). A key is
-// `<namespace>:{<id>}`, both parts escaped as the README's "Key format" says:
+// `<namespace>:{<id>}`, both parts escaped as docs/guides/how-it-works-on-redis.md, "Key format", says:
 // injective, and the Redis Cluster hash tag is exactly the id, so several
 // tiers of one id are decided in one script.
 

@@ -77,8 +77,8 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
   /**
    * Resolves once an action for `id` has been admitted (and recorded),
    * sleeping the reported wait, with jitter, in between: for queue consumers
-   * that must get the work done, never faster than the limit (see the README,
-   * "Waiting instead of failing").
+   * that must get the work done, never faster than the limit (see
+   * docs/guides/waiting-retries-and-undo.md).
    *
    * @returns The decision that admitted the action.
    * @throws {@link RateLimitedError} (as a rejection) when admission would take longer than `maxWait`.
@@ -92,7 +92,7 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    * Returns a function that calls `fn` only when the limiter admits the call,
    * per id: it rejects with a {@link RateLimitedError} carrying the decision
    * (`whenLimited: 'reject'`, the default), or waits until admitted
-   * (`whenLimited: 'wait'`). The README's "Wrapping a function" has an example.
+   * (`whenLimited: 'wait'`). docs/guides/waiting-retries-and-undo.md has an example.
    */
   wrap<Args extends unknown[], Result>(fn: (...args: Args) => Result, options: WrapOptions<Args>): (...args: Args) => Promise<Awaited<Result>> {
     return wrapFunction(this, this.#core.countsBlocked, fn, ownOptions(options));

@@ -48,8 +48,8 @@ export interface RollingRateLimiterOptions {
    * The Redis client that holds the limiter's state, shared by every process
    * that uses it: an ioredis or iovalkey `Redis` or `Cluster`, a node-redis
    * client, cluster or sentinel (connected by you), a Valkey GLIDE 2 client,
-   * or redis-mock for unit tests (MULTI path only); see the README's
-   * "Clients". Omitted: an in-process memory store, private to this limiter.
+   * or redis-mock for unit tests (MULTI path only); see
+   * docs/guides/deployment.md, "Clients". Omitted: an in-process memory store, private to this limiter.
    */
   readonly client?: RedisClient;
 
@@ -62,7 +62,7 @@ export interface RollingRateLimiterOptions {
   readonly countBlocked?: boolean;
 
   /**
-   * Where time comes from (see the README's "Clocks"): `'local'`, this
+   * Where time comes from (see docs/guides/how-it-works-on-redis.md, "Clocks"): `'local'`, this
    * process's microsecond clock; `'redis'`, Redis `TIME` read inside the
    * decide script (needs scripts and Redis 5); or a function returning
    * integer microseconds since the Unix epoch (tests inject one).
@@ -103,7 +103,7 @@ export interface RollingRateLimiterOptions {
    * same turn of the event loop (from every `batch: true` limiter or stack on
    * the same client) go to Redis as one call of the decide script, each
    * decided exactly as if sent alone. Needs a `client` that runs scripts, and
-   * not `useScript: false`. See the README, "Batching".
+   * not `useScript: false`. See docs/guides/choosing-a-mode.md, "Batching".
    * @default false
    */
   readonly batch?: boolean;
@@ -186,7 +186,7 @@ export type NormalizedOptions = Omit<Normalized<typeof LIMITER_SCHEMA>, 'namespa
 
 /**
  * Validates the caller's options once, without touching them, and fills in the
- * defaults; errors as the README's "Options" says. Only the object's own
+ * defaults; errors as docs/guides/options-and-methods.md, "Options", says. Only the object's own
  * properties are options: an inherited one (a polluted `Object.prototype`) is ignored.
  */
 export function normalizeLimiterOptions(options: RollingRateLimiterOptions): NormalizedOptions {

@@ -64,7 +64,7 @@ export class GuardedStore implements Store {
     return this.#inner.connectionProblem?.();
   }
 
-  /** Through the breaker of `key`'s domain; an open circuit fails on the next turn of the event loop (the README's "Failure behaviour" says why). */
+  /** Through the breaker of `key`'s domain; an open circuit fails on the next turn of the event loop (docs/guides/failure-behaviour.md says why). */
   #call<T>(operation: () => Promise<T>, what: string, key: string): Promise<T> {
     const diagnose = () => this.#inner.connectionProblem?.();
     if (this.#breakers === undefined) return callStore(operation, this.#timeoutMs, what, diagnose);

@@ -1,5 +1,5 @@
-// Bun's built-in Redis client is recognized to be refused at construction (the
-// README's "Runtimes"): it always speaks RESP3 (replies shaped unlike those the
+// Bun's built-in Redis client is recognized to be refused at construction
+// (docs/guides/deployment.md, "Runtimes"): it always speaks RESP3 (replies shaped unlike those the
 // adapters read) and has no Cluster or Sentinel mode.
 
 /** The message of the `UnsupportedError` thrown for Bun's `RedisClient`. */

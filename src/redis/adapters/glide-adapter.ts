@@ -1,6 +1,6 @@
 // The adapter for Valkey GLIDE 2 clients (`GlideClient`, `GlideClusterClient`),
-// recognised by their members: the library never imports GLIDE (the README's
-// "Clients" and "Redis Cluster" say what differs). Scripts go as
+// recognised by their members: the library never imports GLIDE (docs/guides/
+// deployment.md, "Clients", and redis-cluster.md say what differs). Scripts go as
 // `customCommand(['EVALSHA', …])` rather than through GLIDE's `Script` class,
 // which would need a `release()` per script object; a transaction is one call
 // of the atomic block script. On a cluster every call is routed to the master

@@ -1,5 +1,5 @@
 // Which master holds each hash slot, as a Valkey GLIDE cluster client's
-// cluster says (GLIDE shows no slot map; the README's "Redis Cluster" says
+// cluster says (GLIDE shows no slot map; docs/guides/redis-cluster.md says
 // what follows): `CLUSTER SLOTS` read through the client when it is made, and
 // at the first lookup once the answer is a second old or a call failed, one
 // read at a time. A failed read keeps the last answer.

@@ -53,7 +53,7 @@ function sampleOf(rule: WindowRule, count: number, replies: readonly unknown[]):
 
 /**
  * The commands of one attempt under one limiter with `countBlocked: true`
- * (README, "How it works on Redis"). Every attempt is recorded in this mode, so the
+ * (docs/guides/how-it-works-on-redis.md). Every attempt is recorded in this mode, so the
  * transaction needs no decision before it writes:
  *
  * ```

@@ -22,8 +22,8 @@ const NO_TIMESTAMPS: readonly number[] = [];
 const NOT_BLOCKED: Verdict = { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false };
 
 /**
- * The in-process store, one per limiter without a `client` (the README's "The
- * in-memory store"): each write reclaims a few expired ids (see
+ * The in-process store, one per limiter without a `client` (docs/guides/how-it-works-on-redis.md,
+ * "The in-memory store"): each write reclaims a few expired ids (see
  * {@link ExpiryQueue}), and no timer is kept. Decisions are synchronous, so
  * the tiers of a stack of in-memory limiters are decided together atomically.
  */
