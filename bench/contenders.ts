@@ -257,12 +257,22 @@ function redisContenders(backend: 'ioredis' | 'node-redis5'): Contender[] {
         decide: async (id) => {
           const { now, member } = stamp();
           const key = libraryKey(namespace, id);
-          const commands = [['zremrangebyscore', key, '-inf', String(now - rules.interval * 1000)], ['zrange', key, '0', '-1'], ['zadd', key, String(now), member], ['pexpire', key, ttl]];
+          const commands = [
+            ['zremrangebyscore', key, '-inf', String(now - rules.interval * 1000)],
+            ['zrange', key, '0', '-1'],
+            ['zadd', key, String(now), member],
+            ['pexpire', key, ttl],
+          ];
           return ((await redis.multiCount(commands)) as unknown[]).length >= rules.maxInInterval;
         },
       };
     }),
-    on('floor-lua', 'floor: bare EVALSHA of the decide script', 'floor', bareScript(backend, (rules, namespace) => [{ namespace, ...rules }])),
+    on(
+      'floor-lua',
+      'floor: bare EVALSHA of the decide script',
+      'floor',
+      bareScript(backend, (rules, namespace) => [{ namespace, ...rules }]),
+    ),
     on('floor-lua-stack3', 'floor: bare EVALSHA of the decide script, 3 tiers', 'floor', bareScript(backend, stackTiers)),
     on('floor-log', 'floor: minimal sliding-log Lua, one call per decision', 'floor', slidingLog(backend, false)),
     on('floor-log-batch', 'floor: minimal sliding-log Lua, batched', 'floor', slidingLog(backend, true)),
@@ -284,7 +294,11 @@ function flexible(limiter: RateLimiterAbstract): Instance {
 export const CONTENDERS: readonly Contender[] = [
   ...redisContenders('ioredis'),
   // The same floor twice: two identical contenders differ only by the machine's noise.
-  { ...redisContenders('ioredis').find((c) => c.id === 'floor-lua@ioredis')!, id: 'control-floor-lua@ioredis', label: 'control: the bare EVALSHA floor again, ioredis' },
+  {
+    ...redisContenders('ioredis').find((c) => c.id === 'floor-lua@ioredis')!,
+    id: 'control-floor-lua@ioredis',
+    label: 'control: the bare EVALSHA floor again, ioredis',
+  },
   ...redisContenders('node-redis5'),
   {
     id: 'lib-memory',
@@ -315,7 +329,8 @@ export const CONTENDERS: readonly Contender[] = [
     label: 'rate-limiter-flexible 11.4, in memory (fixed window)',
     family: 'peer',
     backend: 'memory',
-    create: (rules, namespace) => flexible(new RateLimiterMemory({ keyPrefix: namespace, points: rules.maxInInterval, duration: Math.round(rules.interval / 1000) })),
+    create: (rules, namespace) =>
+      flexible(new RateLimiterMemory({ keyPrefix: namespace, points: rules.maxInInterval, duration: Math.round(rules.interval / 1000) })),
   },
 ];
 

@@ -65,13 +65,15 @@ export function microBatcher<Item, Answer>(send: (items: Item[]) => Promise<Answ
       const size = out === 0 && waiting.length > 1 ? Math.ceil(waiting.length / 2) : waiting.length;
       const batch = waiting.splice(0, Math.min(size, maxBatch));
       out += 1;
-      send(batch.map((w) => w.item)).then(
-        (answers) => batch.forEach((w, i) => w.resolve(answers[i] as Answer)),
-        (error: unknown) => batch.forEach((w) => w.reject(error)),
-      ).finally(() => {
-        out -= 1;
-        flush();
-      });
+      send(batch.map((w) => w.item))
+        .then(
+          (answers) => batch.forEach((w, i) => w.resolve(answers[i] as Answer)),
+          (error: unknown) => batch.forEach((w) => w.reject(error)),
+        )
+        .finally(() => {
+          out -= 1;
+          flush();
+        });
     }
   };
   return (item) =>

@@ -99,7 +99,9 @@ export async function measureHeap(redisUrl: string, ids: readonly string[], coun
         const { first, second } = (await child.request({ op: 'heap', ids: count })) as { first: number; second?: number };
         out[`${id} heap`] = first;
         if (second !== undefined) out[`${id} heap-2nd`] = second;
-        log(`  ${id.padEnd(28)} ${(first / 2 ** 20).toFixed(0)} MiB per million ids${second === undefined ? '' : `, ${(second / 2 ** 20).toFixed(0)} after a second wave`}`);
+        log(
+          `  ${id.padEnd(28)} ${(first / 2 ** 20).toFixed(0)} MiB per million ids${second === undefined ? '' : `, ${(second / 2 ** 20).toFixed(0)} after a second wave`}`,
+        );
       } finally {
         child.stop();
       }

@@ -81,7 +81,15 @@ function textOf(reply: unknown): string {
 }
 
 /** Sends EVALSHA of `sha1` over one client of the given kind; `close` disconnects it. */
-async function connect(client: CostClient, url: string): Promise<{ evalsha: (sha1: string, call: Call) => Promise<unknown>; load: (lua: string) => Promise<string>; info: () => Promise<string>; close: () => void }> {
+async function connect(
+  client: CostClient,
+  url: string,
+): Promise<{
+  evalsha: (sha1: string, call: Call) => Promise<unknown>;
+  load: (lua: string) => Promise<string>;
+  info: () => Promise<string>;
+  close: () => void;
+}> {
   if (client === 'ioredis') {
     const redis = new Redis(url);
     return {
@@ -108,7 +116,9 @@ async function connect(client: CostClient, url: string): Promise<{ evalsha: (sha
  */
 export async function measureCost(kind: CostKind, batch: number, client: CostClient, meter: CostMeter, dir?: string): Promise<number> {
   const out = join(dir ?? '.', `callgrind-${kind.replace(' ', '-')}-${batch}.out`);
-  const server = await startRedisServer(meter === 'instructions' ? ['valgrind', '--tool=callgrind', '--toggle-collect=evalShaCommand', `--callgrind-out-file=${out}`] : []);
+  const server = await startRedisServer(
+    meter === 'instructions' ? ['valgrind', '--tool=callgrind', '--toggle-collect=evalShaCommand', `--callgrind-out-file=${out}`] : [],
+  );
   const redis = await connect(client, server.url);
   const { ids: idCount, visits, inFlight } = COST_WORKLOAD;
   let usec: number;

@@ -66,7 +66,10 @@ interface Table {
 }
 
 const integer = (value: number): string => (Number.isFinite(value) ? Math.round(value).toLocaleString('en-US') : '–');
-const fixed = (digits: number) => (value: number): string => (Number.isFinite(value) ? value.toFixed(digits) : '–');
+const fixed =
+  (digits: number) =>
+  (value: number): string =>
+    Number.isFinite(value) ? value.toFixed(digits) : '–';
 const ratioText = (value: number): string =>
   Number.isFinite(value) ? `${value >= 10 ? value.toFixed(1) : value >= 0.01 ? value.toFixed(2) : value.toPrecision(2)}×` : '–';
 
@@ -120,7 +123,9 @@ function tables(results: BenchResults, targets: readonly TargetResult[]): Table[
       rows: redis.map((c) => [
         c.label,
         cell(results, c.id, 'many-c64', (r) => r.clientCpuUs, fixed(1)),
-        ...(['cpuUs', 'cmdUs', 'commands', 'bytesIn', 'bytesOut'] as const).map((k) => cell(results, c.id, 'many-c64', (r) => r.server?.[k], k.startsWith('bytes') ? integer : fixed(1))),
+        ...(['cpuUs', 'cmdUs', 'commands', 'bytesIn', 'bytesOut'] as const).map((k) =>
+          cell(results, c.id, 'many-c64', (r) => r.server?.[k], k.startsWith('bytes') ? integer : fixed(1)),
+        ),
         cell(results, c.id, 'hot-c64', (r) => r.server?.cpuUs, fixed(1)),
         cell(results, c.id, 'hot-c64', (r) => r.server?.bytesOut),
       ]),
@@ -130,7 +135,9 @@ function tables(results: BenchResults, targets: readonly TargetResult[]): Table[
       title: "Redis's own time per decision on calls encoded beforehand (µs, median of rounds)",
       headers: ['contender', 'client', 'one call per decision', 'calls of 32'],
       rows: (['ioredis', 'node-redis5'] as const)
-        .flatMap((client) => COST_KINDS.map((kind) => [COST_LABELS[kind], client, ...COST_BATCHES.map((batch) => footprint(results, costCell(kind, client, batch), fixed(2)))]))
+        .flatMap((client) =>
+          COST_KINDS.map((kind) => [COST_LABELS[kind], client, ...COST_BATCHES.map((batch) => footprint(results, costCell(kind, client, batch), fixed(2)))]),
+        )
         .filter((row) => row.slice(2).some((value) => value !== '')),
       note: `INFO commandstats usec of EVALSHA / decisions, each contender on a redis-server of its own: ${COST_WORKLOAD.ids.toLocaleString('en-US')} ids visited ${COST_WORKLOAD.visits} times, max ${COST_WORKLOAD.rules.maxInInterval} per minute, ${COST_WORKLOAD.inFlight} calls in flight, the calls encoded before the clock starts. The instructions behind these: npm run bench:instructions.`,
     },
@@ -160,7 +167,14 @@ function tables(results: BenchResults, targets: readonly TargetResult[]): Table[
       rows: keyed('quiet bytes').flatMap((c) =>
         ['quiet', 'flood'].map((state) => {
           const [bytes, members] = [results.footprint[`${c.id} ${state} bytes`], results.footprint[`${c.id} ${state} members`]];
-          return [c.label, state === 'quiet' ? 'after 10 allowed' : 'after 20,000 attempts', integer(Number(bytes)), integer(Number(members)), fixed(1)(Number(bytes) / Number(members)), String(results.footprint[`${c.id} ${state} encoding`] ?? '')];
+          return [
+            c.label,
+            state === 'quiet' ? 'after 10 allowed' : 'after 20,000 attempts',
+            integer(Number(bytes)),
+            integer(Number(members)),
+            fixed(1)(Number(bytes) / Number(members)),
+            String(results.footprint[`${c.id} ${state} encoding`] ?? ''),
+          ];
         }),
       ),
       note: "rolling-rate-limiter's first 19,999 attempts are written with one ZADD of what it stores (a UUID v4 member and a microsecond score each), the last one goes through it.",
@@ -171,7 +185,15 @@ function tables(results: BenchResults, targets: readonly TargetResult[]): Table[
 
 function markdown(table: Table): string {
   const line = (cells: readonly string[]): string => `| ${cells.map((text) => text.replace(/\|/g, '\\|')).join(' | ')} |`;
-  return [`### ${table.title}`, '', line(table.headers), line(table.headers.map((_, i) => (i === 0 ? '---' : '---:'))), ...table.rows.map(line), ...(table.note === undefined ? [] : ['', table.note]), ''].join('\n');
+  return [
+    `### ${table.title}`,
+    '',
+    line(table.headers),
+    line(table.headers.map((_, i) => (i === 0 ? '---' : '---:'))),
+    ...table.rows.map(line),
+    ...(table.note === undefined ? [] : ['', table.note]),
+    '',
+  ].join('\n');
 }
 
 function text(table: Table): string {
@@ -189,8 +211,20 @@ function svg(results: BenchResults): string {
   const label = (x: number, y: number, content: string, attributes = ''): string => `<text x="${x}" y="${y}" ${attributes}>${escapeXml(content)}</text>`;
   let y = 28;
   parts.push(label(16, y, 'Decisions per second, median of runs (longer is better; each group has its own scale)', 'font-size="17" font-weight="600"'));
-  parts.push(label(16, (y += 20), `${results.machine[0]}; ${results.machine[2]}; ${results.runs} run(s), ${results.finishedAt.slice(0, 10)}`, 'font-size="12" fill="#555"'));
-  Object.entries({ library: 'this library', rrl: 'rolling-rate-limiter', rlf: 'rate-limiter-flexible (fixed window)', floor: 'floors: bare commands, PING' }).forEach(([key, name], i) =>
+  parts.push(
+    label(
+      16,
+      (y += 20),
+      `${results.machine[0]}; ${results.machine[2]}; ${results.runs} run(s), ${results.finishedAt.slice(0, 10)}`,
+      'font-size="12" fill="#555"',
+    ),
+  );
+  Object.entries({
+    library: 'this library',
+    rrl: 'rolling-rate-limiter',
+    rlf: 'rate-limiter-flexible (fixed window)',
+    floor: 'floors: bare commands, PING',
+  }).forEach(([key, name], i) =>
     parts.push(`<rect x="${16 + i * 260}" y="${y + 10}" width="12" height="12" fill="${COLORS[key]}"/>`, label(34 + i * 260, y + 21, name, 'font-size="12"')),
   );
   y += 50;
@@ -212,7 +246,12 @@ function svg(results: BenchResults): string {
       parts.push(
         label(430, y + 13, c.label, 'font-size="12" text-anchor="end"'),
         `<rect x="440" y="${y}" width="${width.toFixed(1)}" height="17" fill="${color}"${shade}/>`,
-        label(446 + width, y + 13, `${integer(value)}/s${base === undefined || c.id === reference ? '' : ` · ${ratioText(value / base)} rolling-rate-limiter`}`, 'font-size="12"'),
+        label(
+          446 + width,
+          y + 13,
+          `${integer(value)}/s${base === undefined || c.id === reference ? '' : ` · ${ratioText(value / base)} rolling-rate-limiter`}`,
+          'font-size="12"',
+        ),
       );
       y += 22;
     }

@@ -64,7 +64,9 @@ async function bench(server: RedisServer): Promise<void> {
     const rank = (id: string): number => (order.includes(id) ? order.indexOf(id) : order.length);
     const ordered = [...CONTENDERS].sort((a, b) => rank(a.id) - rank(b.id));
     const cells: Cell[] = SCENARIOS.flatMap((scenario) =>
-      ordered.filter((c) => (c.backend === 'memory') === (scenario.kind === 'memory') && selected(scenario.id, c.id)).map((contender) => ({ scenario, contender })),
+      ordered
+        .filter((c) => (c.backend === 'memory') === (scenario.kind === 'memory') && selected(scenario.id, c.id))
+        .map((contender) => ({ scenario, contender })),
     );
     // One group per store kind and concurrency: many ids and hot id interleaved.
     const groupOf = ({ scenario }: Cell): string => `${scenario.kind}-${scenario.concurrency}`;
@@ -81,7 +83,11 @@ async function bench(server: RedisServer): Promise<void> {
     const pick = (measurement: string, ids: string[]): string[] => ids.filter((id) => selected(measurement, id));
     const onRedis = ['lib-multi@ioredis', 'lib-script@ioredis', 'rrl@ioredis'];
     log('\nBytes per decision and memory per key');
-    const footprint = await measureFootprint({ admin, clients, namespace, log }, { bytes: pick('bytes', onRedis), keys: pick('keys', onRedis) }, flags.quick ? 200 : 800);
+    const footprint = await measureFootprint(
+      { admin, clients, namespace, log },
+      { bytes: pick('bytes', onRedis), keys: pick('keys', onRedis) },
+      flags.quick ? 200 : 800,
+    );
     log('\nHeap per million ids');
     Object.assign(footprint, await measureHeap(server.url, pick('heap', ['lib-memory', 'rrl-memory', 'rlf-memory']), flags.quick ? 100_000 : 1_000_000, log));
     if (selected('redis-time')) {

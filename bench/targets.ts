@@ -26,57 +26,207 @@ export interface TargetRow {
 
 export const TARGETS: readonly TargetRow[] = [
   // Each path against the bare request it sends: what is left is the library's own work in the client.
-  { name: 'MULTI path (useScript: false) / bare MULTI of its commands, {client}, many ids, c{c}', a: 'lib-multi@{client} many-c{c}', b: 'floor-multi@{client} many-c{c}', min: 0.9 },
-  { name: 'script path / bare EVALSHA of the decide script, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'floor-lua@{client} many-c{c}', min: 0.9 },
-  { name: '3-tier stack / bare EVALSHA over 3 tiers, {client}, many ids, c{c}', a: 'lib-stack3@{client} many-c{c}', b: 'floor-lua-stack3@{client} many-c{c}', min: 0.9 },
-  { name: 'control: bare EVALSHA / the same floor again, ioredis, many ids, c{c}', a: 'control-floor-lua@ioredis many-c{c}', b: 'floor-lua@ioredis many-c{c}', min: 0.9, max: 1.1, info: true },
+  {
+    name: 'MULTI path (useScript: false) / bare MULTI of its commands, {client}, many ids, c{c}',
+    a: 'lib-multi@{client} many-c{c}',
+    b: 'floor-multi@{client} many-c{c}',
+    min: 0.9,
+  },
+  {
+    name: 'script path / bare EVALSHA of the decide script, {client}, many ids, c{c}',
+    a: 'lib-script@{client} many-c{c}',
+    b: 'floor-lua@{client} many-c{c}',
+    min: 0.9,
+  },
+  {
+    name: '3-tier stack / bare EVALSHA over 3 tiers, {client}, many ids, c{c}',
+    a: 'lib-stack3@{client} many-c{c}',
+    b: 'floor-lua-stack3@{client} many-c{c}',
+    min: 0.9,
+  },
+  {
+    name: 'control: bare EVALSHA / the same floor again, ioredis, many ids, c{c}',
+    a: 'control-floor-lua@ioredis many-c{c}',
+    b: 'floor-lua@ioredis many-c{c}',
+    min: 0.9,
+    max: 1.1,
+    info: true,
+  },
   // The default path against what users would otherwise pick, and the MULTI path against the card's own four commands.
-  { name: 'default path (the script, countBlocked true) / rolling-rate-limiter, {client}, many ids, c64', a: 'lib-script-cb@{client} many-c64', b: 'rrl@{client} many-c64', min: 1 },
-  { name: 'hot id, default path (the script) / rolling-rate-limiter, {client}, c{c}', a: 'lib-script-cb@{client} hot-c{c}', b: 'rrl@{client} hot-c{c}', min: 20 },
-  { name: "MULTI path (useScript: false) / bare MULTI of the card's four commands, {client}, many ids, c64", a: 'lib-multi@{client} many-c64', b: 'floor-card@{client} many-c64', min: 0.7 },
+  {
+    name: 'default path (the script, countBlocked true) / rolling-rate-limiter, {client}, many ids, c64',
+    a: 'lib-script-cb@{client} many-c64',
+    b: 'rrl@{client} many-c64',
+    min: 1,
+  },
+  {
+    name: 'hot id, default path (the script) / rolling-rate-limiter, {client}, c{c}',
+    a: 'lib-script-cb@{client} hot-c{c}',
+    b: 'rrl@{client} hot-c{c}',
+    min: 20,
+  },
+  {
+    name: "MULTI path (useScript: false) / bare MULTI of the card's four commands, {client}, many ids, c64",
+    a: 'lib-multi@{client} many-c64',
+    b: 'floor-card@{client} many-c64',
+    min: 0.7,
+  },
   // A hot, mostly blocked id against rolling-rate-limiter's, which sends back its whole window on every call.
-  { name: 'hot id, MULTI path (useScript: false) / rolling-rate-limiter, {client}, c{c}', a: 'lib-multi@{client} hot-c{c}', b: 'rrl@{client} hot-c{c}', min: 20 },
+  {
+    name: 'hot id, MULTI path (useScript: false) / rolling-rate-limiter, {client}, c{c}',
+    a: 'lib-multi@{client} hot-c{c}',
+    b: 'rrl@{client} hot-c{c}',
+    min: 20,
+  },
   { name: 'hot id, script path / rolling-rate-limiter, {client}, c{c}', a: 'lib-script@{client} hot-c{c}', b: 'rrl@{client} hot-c{c}', min: 20 },
-  { name: 'bound: hot id, bare MULTI / rolling-rate-limiter, {client}, c{c}', a: 'floor-multi@{client} hot-c{c}', b: 'rrl@{client} hot-c{c}', min: 20, info: true },
-  { name: 'bytes per decision, max 10,000 / max 10, MULTI path (useScript: false)', a: 'lib-multi@ioredis bytes@10000', b: 'lib-multi@ioredis bytes@10', max: 1.5 },
+  {
+    name: 'bound: hot id, bare MULTI / rolling-rate-limiter, {client}, c{c}',
+    a: 'floor-multi@{client} hot-c{c}',
+    b: 'rrl@{client} hot-c{c}',
+    min: 20,
+    info: true,
+  },
+  {
+    name: 'bytes per decision, max 10,000 / max 10, MULTI path (useScript: false)',
+    a: 'lib-multi@ioredis bytes@10000',
+    b: 'lib-multi@ioredis bytes@10',
+    max: 1.5,
+  },
   { name: 'bytes per decision, max 10,000 / max 10, script path', a: 'lib-script@ioredis bytes@10000', b: 'lib-script@ioredis bytes@10', max: 1.5 },
-  { name: 'default path (the script) / MULTI path (both countBlocked true), ioredis, many ids, c64', a: 'lib-script-cb@ioredis many-c64', b: 'lib-multi@ioredis many-c64', min: 2 },
-  { name: 'default path (the script) / MULTI path, ioredis, many ids, c1', a: 'lib-script-cb@ioredis many-c1', b: 'lib-multi@ioredis many-c1', min: 1, info: true },
-  { name: 'default path (the script) / MULTI path, node-redis5, many ids, c{c}', a: 'lib-script-cb@node-redis5 many-c{c}', b: 'lib-multi@node-redis5 many-c{c}', min: 1, info: true },
+  {
+    name: 'default path (the script) / MULTI path (both countBlocked true), ioredis, many ids, c64',
+    a: 'lib-script-cb@ioredis many-c64',
+    b: 'lib-multi@ioredis many-c64',
+    min: 2,
+  },
+  {
+    name: 'default path (the script) / MULTI path, ioredis, many ids, c1',
+    a: 'lib-script-cb@ioredis many-c1',
+    b: 'lib-multi@ioredis many-c1',
+    min: 1,
+    info: true,
+  },
+  {
+    name: 'default path (the script) / MULTI path, node-redis5, many ids, c{c}',
+    a: 'lib-script-cb@node-redis5 many-c{c}',
+    b: 'lib-multi@node-redis5 many-c{c}',
+    min: 1,
+    info: true,
+  },
   // The libraries users would otherwise pick. rate-limiter-flexible counts in fixed windows: less work, weaker guarantees.
-  { name: 'MULTI path (useScript: false) / rolling-rate-limiter, {client}, many ids, c{c}', a: 'lib-multi@{client} many-c{c}', b: 'rrl@{client} many-c{c}', info: true },
+  {
+    name: 'MULTI path (useScript: false) / rolling-rate-limiter, {client}, many ids, c{c}',
+    a: 'lib-multi@{client} many-c{c}',
+    b: 'rrl@{client} many-c{c}',
+    info: true,
+  },
   { name: 'script path / rolling-rate-limiter, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'rrl@{client} many-c{c}', info: true },
   { name: 'script path / rate-limiter-flexible, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'rlf@{client} many-c{c}', info: true },
   { name: 'script path / one PING per decision, {client}, many ids, c{c}', a: 'lib-script@{client} many-c{c}', b: 'floor-ping@{client} many-c{c}', info: true },
   // batch: true against one script call per decision, and against the ceiling of one command per decision.
   { name: 'batch: true / script path, {client}, many ids, c64', a: 'lib-batch@{client} many-c64', b: 'lib-script@{client} many-c64', min: 2 },
   { name: 'batch: true / one PING per decision, {client}, many ids, c64', a: 'lib-batch@{client} many-c64', b: 'floor-ping@{client} many-c64', min: 1 },
-  { name: 'batch: true / script path (a lone call does not wait), {client}, many ids, c1', a: 'lib-batch@{client} many-c1', b: 'lib-script@{client} many-c1', min: 0.8 },
+  {
+    name: 'batch: true / script path (a lone call does not wait), {client}, many ids, c1',
+    a: 'lib-batch@{client} many-c1',
+    b: 'lib-script@{client} many-c1',
+    min: 0.8,
+  },
   { name: 'client CPU µs per decision, batch: true, {client}, many ids, c64', a: 'lib-batch@{client} many-c64 client-us', b: 1, max: 7.5 },
   { name: 'client CPU µs per decision, script path, {client}, many ids, c64', a: 'lib-script@{client} many-c64 client-us', b: 1, info: true },
   // Redis's own time per decision (INFO commandstats) against the least a rolling window costs it, the sliding-log
   // floor, on calls encoded beforehand and sent alike (redis-cost.ts): the script's work alone.
-  { name: 'Redis time per decision, decide script / sliding-log floor, one call per decision, {client}', a: 'decide-script@{client} redis-us-1', b: 'sliding-log@{client} redis-us-1', max: 1.5 },
-  { name: 'Redis time per decision, decide script / sliding-log floor, calls of 32, {client}', a: 'decide-script@{client} redis-us-32', b: 'sliding-log@{client} redis-us-32', max: 1.2 },
-  { name: 'Redis time per decision, default path (countBlocked true) / sliding-log floor, one call per decision, {client}', a: 'decide-script-cb@{client} redis-us-1', b: 'sliding-log@{client} redis-us-1', info: true },
+  {
+    name: 'Redis time per decision, decide script / sliding-log floor, one call per decision, {client}',
+    a: 'decide-script@{client} redis-us-1',
+    b: 'sliding-log@{client} redis-us-1',
+    max: 1.5,
+  },
+  {
+    name: 'Redis time per decision, decide script / sliding-log floor, calls of 32, {client}',
+    a: 'decide-script@{client} redis-us-32',
+    b: 'sliding-log@{client} redis-us-32',
+    max: 1.2,
+  },
+  {
+    name: 'Redis time per decision, default path (countBlocked true) / sliding-log floor, one call per decision, {client}',
+    a: 'decide-script-cb@{client} redis-us-1',
+    b: 'sliding-log@{client} redis-us-1',
+    info: true,
+  },
   // The same in the throughput cells, where a contender whose client works harder also slows redis-server down (two
   // cores, and commandstats counts the time a command waited for the CPU).
-  { name: 'Redis time per decision under load, script path / sliding-log floor, {client}, many ids, c64', a: 'lib-script@{client} many-c64 redis-us', b: 'floor-log@{client} many-c64 redis-us', max: 1.5, info: true },
-  { name: 'Redis time per decision under load, batch: true / sliding-log floor batched, {client}, many ids, c64', a: 'lib-batch@{client} many-c64 redis-us', b: 'floor-log-batch@{client} many-c64 redis-us', max: 1.2, info: true },
-  { name: 'Redis time per decision, default path (countBlocked true) / sliding-log floor, {client}, many ids, c64', a: 'lib-script-cb@{client} many-c64 redis-us', b: 'floor-log@{client} many-c64 redis-us', info: true },
-  { name: 'Redis time per decision, MULTI path / sliding-log floor, {client}, many ids, c64', a: 'lib-multi@{client} many-c64 redis-us', b: 'floor-log@{client} many-c64 redis-us', info: true },
-  { name: 'Redis time per decision, 3-tier stack / script path, {client}, many ids, c64', a: 'lib-stack3@{client} many-c64 redis-us', b: 'lib-script@{client} many-c64 redis-us', info: true },
+  {
+    name: 'Redis time per decision under load, script path / sliding-log floor, {client}, many ids, c64',
+    a: 'lib-script@{client} many-c64 redis-us',
+    b: 'floor-log@{client} many-c64 redis-us',
+    max: 1.5,
+    info: true,
+  },
+  {
+    name: 'Redis time per decision under load, batch: true / sliding-log floor batched, {client}, many ids, c64',
+    a: 'lib-batch@{client} many-c64 redis-us',
+    b: 'floor-log-batch@{client} many-c64 redis-us',
+    max: 1.2,
+    info: true,
+  },
+  {
+    name: 'Redis time per decision, default path (countBlocked true) / sliding-log floor, {client}, many ids, c64',
+    a: 'lib-script-cb@{client} many-c64 redis-us',
+    b: 'floor-log@{client} many-c64 redis-us',
+    info: true,
+  },
+  {
+    name: 'Redis time per decision, MULTI path / sliding-log floor, {client}, many ids, c64',
+    a: 'lib-multi@{client} many-c64 redis-us',
+    b: 'floor-log@{client} many-c64 redis-us',
+    info: true,
+  },
+  {
+    name: 'Redis time per decision, 3-tier stack / script path, {client}, many ids, c64',
+    a: 'lib-stack3@{client} many-c64 redis-us',
+    b: 'lib-script@{client} many-c64 redis-us',
+    info: true,
+  },
   { name: 'batch: true / script path, hot id, {client}, c{c}', a: 'lib-batch@{client} hot-c{c}', b: 'lib-script@{client} hot-c{c}', info: true },
-  { name: '3-tier stack, batch: true / 3-tier stack, {client}, many ids, c{c}', a: 'lib-batch-stack3@{client} many-c{c}', b: 'lib-stack3@{client} many-c{c}', info: true },
-  { name: '3-tier stack / one script-path limiter, {client}, many ids, c{c}', a: 'lib-stack3@{client} many-c{c}', b: 'lib-script@{client} many-c{c}', info: true },
-  { name: 'hot id / many ids (a hot id costs no more), MULTI path (useScript: false), {client}, c{c}', a: 'lib-multi@{client} hot-c{c}', b: 'lib-multi@{client} many-c{c}', min: 0.8, info: true },
-  { name: 'hot id / many ids (a hot id costs no more), script path, {client}, c{c}', a: 'lib-script@{client} hot-c{c}', b: 'lib-script@{client} many-c{c}', min: 0.8, info: true },
+  {
+    name: '3-tier stack, batch: true / 3-tier stack, {client}, many ids, c{c}',
+    a: 'lib-batch-stack3@{client} many-c{c}',
+    b: 'lib-stack3@{client} many-c{c}',
+    info: true,
+  },
+  {
+    name: '3-tier stack / one script-path limiter, {client}, many ids, c{c}',
+    a: 'lib-stack3@{client} many-c{c}',
+    b: 'lib-script@{client} many-c{c}',
+    info: true,
+  },
+  {
+    name: 'hot id / many ids (a hot id costs no more), MULTI path (useScript: false), {client}, c{c}',
+    a: 'lib-multi@{client} hot-c{c}',
+    b: 'lib-multi@{client} many-c{c}',
+    min: 0.8,
+    info: true,
+  },
+  {
+    name: 'hot id / many ids (a hot id costs no more), script path, {client}, c{c}',
+    a: 'lib-script@{client} hot-c{c}',
+    b: 'lib-script@{client} many-c{c}',
+    min: 0.8,
+    info: true,
+  },
   { name: 'in memory / rolling-rate-limiter, many ids', a: 'lib-memory memory-many', b: 'rrl-memory memory-many', info: true },
   { name: 'in memory / rolling-rate-limiter, hot id', a: 'lib-memory memory-hot', b: 'rrl-memory memory-hot', info: true },
   { name: 'in memory / rate-limiter-flexible, many ids', a: 'lib-memory memory-many', b: 'rlf-memory memory-many', info: true },
   { name: 'members after a 20,000-attempt flood / (max + 1), MULTI path (useScript: false)', a: 'lib-multi@ioredis flood members', b: 11, max: 1, info: true },
   { name: 'members after a 20,000-attempt flood / (max + 1), script path', a: 'lib-script@ioredis flood members', b: 11, max: 1, info: true },
-  { name: "key size after a 20,000-attempt flood / rolling-rate-limiter's", a: 'lib-multi@ioredis flood bytes', b: 'rrl@ioredis flood bytes', max: 1, info: true },
+  {
+    name: "key size after a 20,000-attempt flood / rolling-rate-limiter's",
+    a: 'lib-multi@ioredis flood bytes',
+    b: 'rrl@ioredis flood bytes',
+    max: 1,
+    info: true,
+  },
   { name: 'in-memory heap after a 2nd million ids (1st expired) / after the 1st', a: 'lib-memory heap-2nd', b: 'lib-memory heap', max: 1.25, info: true },
 ];
 
@@ -108,7 +258,10 @@ function expanded(): TargetRow[] {
 
 const split = (cell: string): [contender: string, measure: string] => [cell.slice(0, cell.indexOf(' ')), cell.slice(cell.indexOf(' ') + 1)];
 const isThroughput = (cell: string): boolean => SCENARIOS.some((s) => s.id === split(cell)[1]);
-const PER_DECISION: Record<string, (record: ThroughputRecord) => number | undefined> = { 'redis-us': (r) => r.server?.cmdUs, 'client-us': (r) => r.clientCpuUs };
+const PER_DECISION: Record<string, (record: ThroughputRecord) => number | undefined> = {
+  'redis-us': (r) => r.server?.cmdUs,
+  'client-us': (r) => r.clientCpuUs,
+};
 
 /** A per-decision figure of a throughput cell (`<contender> <scenario> redis-us`), the median of its runs; undefined when not measured. */
 function perDecision(data: BenchData, cell: string): number | undefined {
@@ -156,7 +309,10 @@ function throughputRatio(data: BenchData, a: string, b: string): Pick<TargetResu
     const [top, bottom] = [find(run, a), find(run, b)];
     seen ||= top !== undefined && bottom !== undefined;
     if (top?.slices === undefined || bottom?.slices === undefined) continue;
-    const pairs = top.slices.slice(0, bottom.slices.length).map((value, k) => value / bottom.slices![k]!).filter(Number.isFinite);
+    const pairs = top.slices
+      .slice(0, bottom.slices.length)
+      .map((value, k) => value / bottom.slices![k]!)
+      .filter(Number.isFinite);
     pooled.push(...pairs);
     perRun.push(median(pairs));
   }

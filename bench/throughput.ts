@@ -192,7 +192,13 @@ function sum<K extends string>(items: readonly Record<K, number>[], keys: readon
 
 /** A group of cells, once: open and warm each, then `slices` rounds; with 0 slices, only the warm-up (for the JIT). */
 async function runGroup(context: ThroughputContext, cells: readonly Cell[], run: number, slices: number): Promise<ThroughputRecord[]> {
-  const entries = cells.map((cell) => ({ ...cell, runner: undefined as Runner | undefined, slices: [] as Slice[], costs: [] as ServerCost[], error: undefined as string | undefined }));
+  const entries = cells.map((cell) => ({
+    ...cell,
+    runner: undefined as Runner | undefined,
+    slices: [] as Slice[],
+    costs: [] as ServerCost[],
+    error: undefined as string | undefined,
+  }));
   const percentiles = new Map<(typeof entries)[number], { p50Us?: number; p99Us?: number }>();
   try {
     for (const entry of entries) {
@@ -235,7 +241,12 @@ async function runGroup(context: ThroughputContext, cells: readonly Cell[], run:
 }
 
 /** Every group once; the order of its cells rotates with the run and reverses every other run, to spread drift. */
-export async function runThroughput(context: ThroughputContext, groups: readonly (readonly Cell[])[], run: number, slices: number): Promise<ThroughputRecord[]> {
+export async function runThroughput(
+  context: ThroughputContext,
+  groups: readonly (readonly Cell[])[],
+  run: number,
+  slices: number,
+): Promise<ThroughputRecord[]> {
   const records: ThroughputRecord[] = [];
   for (const cells of groups) {
     const ordered = run % 2 === 1 ? [...cells].reverse() : [...cells];

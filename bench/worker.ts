@@ -95,7 +95,12 @@ async function main(): Promise<void> {
 
   let queue = Promise.resolve();
   process.on('message', (request: Request) => {
-    queue = queue.then(() => answer(request).then((value) => send({ seq: request.seq, value }), (error: unknown) => send({ seq: request.seq, error: message(error) })));
+    queue = queue.then(() =>
+      answer(request).then(
+        (value) => send({ seq: request.seq, value }),
+        (error: unknown) => send({ seq: request.seq, error: message(error) }),
+      ),
+    );
   });
   process.on('disconnect', () => {
     for (const { instance } of cells.values()) instance.dispose?.();

@@ -63,7 +63,8 @@ function objectAt(value: unknown, path: string, keys?: readonly string[]): Recor
 function tiersAt(value: unknown, path: string): LimiterRule[] {
   const tiers = parseRules(value, path);
   tiers.forEach((tier, i) => {
-    if (tier.namespace === undefined) refuse(`${path}${Array.isArray(value) ? `[${i}]` : ''}.namespace`, "the tier's name (it is sent in RateLimit-Policy)", undefined);
+    if (tier.namespace === undefined)
+      refuse(`${path}${Array.isArray(value) ? `[${i}]` : ''}.namespace`, "the tier's name (it is sent in RateLimit-Policy)", undefined);
   });
   return tiers;
 }
@@ -169,7 +170,10 @@ async function selfTest(baseUrl: string): Promise<string[]> {
   const plain = [];
   for (let i = 0; i < 4; i++) plain.push(await send(baseUrl, 'GET', '/api/search', `client-${run}`));
   expect(plain.map(({ status }) => status).join() === '200,200,200,429', 'search: 3 admitted, the 4th refused');
-  expect(plain.every(({ headers }) => headers['RateLimit-Policy'] === '"per-second";q=3;w=1, "per-minute";q=30;w=60'), 'search: both tiers in RateLimit-Policy');
+  expect(
+    plain.every(({ headers }) => headers['RateLimit-Policy'] === '"per-second";q=3;w=1, "per-minute";q=30;w=60'),
+    'search: both tiers in RateLimit-Policy',
+  );
   expect(plain[3]?.headers['Retry-After'] === '1' && plain[3].headers.RateLimit === '"per-second";r=0;t=1', 'search: the refusal names the per-second tier');
   // Without an x-client-id the client is its IP, with a limit of its own.
   expect((await send(baseUrl, 'GET', '/api/search')).status === 200, 'search: a request without x-client-id is limited by its IP, apart');
@@ -177,13 +181,19 @@ async function selfTest(baseUrl: string): Promise<string[]> {
   // partner-acme has limits of its own: 10 per second.
   const partner = [];
   for (let i = 0; i < 5; i++) partner.push(await send(baseUrl, 'GET', '/api/search', 'partner-acme'));
-  expect(partner.every(({ status }) => status === 200), "search: partner-acme's own 10 per second admit 5");
+  expect(
+    partner.every(({ status }) => status === 200),
+    "search: partner-acme's own 10 per second admit 5",
+  );
   expect(partner[0]?.headers['RateLimit-Policy'] === '"per-second";q=10;w=1, "per-minute";q=300;w=60', "search: partner-acme's tiers in RateLimit-Policy");
 
   // Orders: one rule, at least 2 s apart.
   const orders = [await send(baseUrl, 'POST', '/api/orders', `buyer-${run}`), await send(baseUrl, 'POST', '/api/orders', `buyer-${run}`)];
   expect(orders.map(({ status }) => status).join() === '200,429', 'orders: a double click is refused');
-  expect(orders[1]?.headers['Retry-After'] === '2' && orders[1].headers['RateLimit-Policy'] === '"per-hour";q=5;w=3600', 'orders: Retry-After 2 and the hourly policy');
+  expect(
+    orders[1]?.headers['Retry-After'] === '2' && orders[1].headers['RateLimit-Policy'] === '"per-hour";q=5;w=3600',
+    'orders: Retry-After 2 and the hourly policy',
+  );
 
   // A mistake in the file is refused at start-up, naming its place.
   const broken = JSON.parse(readFileSync(rulesFile, 'utf8')) as { routes: { limits: { interval: unknown } }[] };
@@ -197,9 +207,13 @@ async function selfTest(baseUrl: string): Promise<string[]> {
     }
   })();
   console.log(`a rules file with routes[1].limits.interval = "soon": ${refusal}`);
-  expect(refusal.startsWith('Expected `routes[1].limits.interval` to be') && refusal.includes('"soon"'), 'a bad interval is refused naming routes[1].limits.interval');
+  expect(
+    refusal.startsWith('Expected `routes[1].limits.interval` to be') && refusal.includes('"soon"'),
+    'a bad interval is refused naming routes[1].limits.interval',
+  );
 
-  for (const limiter of limiters) for (const id of [`client:client-${run}`, 'ip:127.0.0.1', 'client:partner-acme', `client:buyer-${run}`]) await limiter.clear(id);
+  for (const limiter of limiters)
+    for (const id of [`client:client-${run}`, 'ip:127.0.0.1', 'client:partner-acme', `client:buyer-${run}`]) await limiter.clear(id);
   return failures;
 }
 

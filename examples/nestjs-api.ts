@@ -40,7 +40,10 @@ class OrdersController {
     // Every route: at most 5 requests per second and 100 per minute per client, on exact rolling windows,
     // both decided in one Redis round trip by RollingWindowThrottlerGuard.
     ThrottlerModule.forRoot({
-      throttlers: [{ name: 'second', ttl: 1_000, limit: 5 }, { name: 'minute', ttl: 60_000, limit: 100 }],
+      throttlers: [
+        { name: 'second', ttl: 1_000, limit: 5 },
+        { name: 'minute', ttl: 60_000, limit: 100 },
+      ],
       storage: new RollingWindowThrottlerStorage({ client: redis, namespace: 'api' }),
     }),
   ],

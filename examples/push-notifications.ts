@@ -8,14 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RollingRateLimiter, type RollingRateLimiterOptions } from '../src/index.js';
 import { DEFAULT_SEED, generateScenario } from './support/scenario.js';
-import {
-  paint,
-  renderBlockedStreaks,
-  renderLegend,
-  renderSummary,
-  renderTimeline,
-  type Attempt,
-} from './support/timeline.js';
+import { paint, renderBlockedStreaks, renderLegend, renderSummary, renderTimeline, type Attempt } from './support/timeline.js';
 
 const RULES = { interval: 60_000, maxInInterval: 10, minDifference: 3_000 } as const;
 /** The simulated start: 2026-01-01T00:00:00Z, in microseconds since the epoch. */
@@ -39,8 +32,7 @@ function describeRedis(url: string): string {
 async function main(): Promise<void> {
   const scenario = generateScenario(DEFAULT_SEED);
   let nowUs = START_US;
-  const client =
-    redisUrl === undefined || redisUrl === '' ? undefined : new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  const client = redisUrl === undefined || redisUrl === '' ? undefined : new Redis(redisUrl, { maxRetriesPerRequest: 1 });
   // A connection error also reaches the call that fails (a refused command or a
   // TimeoutError); this keeps ioredis from logging every retry besides.
   client?.on('error', () => undefined);
@@ -50,10 +42,7 @@ async function main(): Promise<void> {
     clock: () => nowUs,
     ...(client === undefined ? {} : { client, namespace }),
   };
-  const store =
-    client === undefined
-      ? 'in-memory (set REDIS_URL to use Redis)'
-      : `Redis at ${describeRedis(redisUrl ?? '')}, namespace ${namespace}`;
+  const store = client === undefined ? 'in-memory (set REDIS_URL to use Redis)' : `Redis at ${describeRedis(redisUrl ?? '')}, namespace ${namespace}`;
 
   const attempts: Attempt[] = [];
   let limiter: RollingRateLimiter | undefined;

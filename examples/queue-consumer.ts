@@ -45,7 +45,8 @@ async function main(): Promise<void> {
     for (let product = queue.shift(); product !== undefined; product = queue.shift()) {
       await uploading.run(product, () => limiter.waitUntilAllowed('seller-42', { maxWait: '30s', actionId: product }));
       uploadedAt.push(((admittedAtUs.get(product) ?? NaN) - startedUs) / 1000);
-      if (uploadedAt.length % 10 === 0) console.log(`${String(Math.round(uploadedAt.at(-1) ?? 0)).padStart(5)} ms  ${uploadedAt.length} uploaded (last by ${name})`);
+      if (uploadedAt.length % 10 === 0)
+        console.log(`${String(Math.round(uploadedAt.at(-1) ?? 0)).padStart(5)} ms  ${uploadedAt.length} uploaded (last by ${name})`);
     }
   };
   try {

@@ -18,9 +18,12 @@ function check(ok, message, details = []) {
 }
 
 function checkLinks() {
-  const pages = readdirSync(SITE, { recursive: true }).filter((file) => file.endsWith('.html')).map((file) => join(SITE, file));
+  const pages = readdirSync(SITE, { recursive: true })
+    .filter((file) => file.endsWith('.html'))
+    .map((file) => join(SITE, file));
   const ids = new Map();
-  const idsOf = (file) => ids.get(file) ?? ids.set(file, new Set([...readFileSync(file, 'utf8').matchAll(/\s(?:id|name)="([^"]+)"/g)].map((m) => m[1]))).get(file);
+  const idsOf = (file) =>
+    ids.get(file) ?? ids.set(file, new Set([...readFileSync(file, 'utf8').matchAll(/\s(?:id|name)="([^"]+)"/g)].map((m) => m[1]))).get(file);
   const broken = [];
   let count = 0;
   for (const page of pages) {
@@ -31,13 +34,21 @@ function checkLinks() {
       let target = path ? resolve(page, '..', decodeURIComponent(path.split('?')[0])) : page;
       if (existsSync(target) && statSync(target).isDirectory()) target = join(target, 'index.html');
       if (!existsSync(target)) broken.push(`${relative(SITE, page)}: ${reference} (no such file)`);
-      else if (anchor && /\.(?:html|svg)$/.test(target) && !idsOf(target).has(decodeURIComponent(anchor))) broken.push(`${relative(SITE, page)}: ${reference} (no such id)`);
+      else if (anchor && /\.(?:html|svg)$/.test(target) && !idsOf(target).has(decodeURIComponent(anchor)))
+        broken.push(`${relative(SITE, page)}: ${reference} (no such id)`);
     }
   }
   check(broken.length === 0, `links: ${count} local links and assets in ${pages.length} pages resolve`, broken);
 }
 
-const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.css': 'text/css', '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json' };
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.css': 'text/css',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+};
 
 /** Serves docs/api on 127.0.0.1, on a free port. */
 function serve() {
@@ -60,19 +71,43 @@ function pages() {
   const classPage = readdirSync(join(SITE, 'classes')).find((file) => /(?:^|\.)RollingRateLimiter\.html$/.test(file));
   if (classPage === undefined) throw new Error('no RollingRateLimiter page in docs/api/classes/');
   // Each guide's title, its first `# ` heading, must be in the site's navigation.
-  const guides = readdirSync('docs/guides').filter((file) => file.endsWith('.md')).map((file) => /^#\s+(.+?)\s*$/m.exec(readFileSync(join('docs/guides', file), 'utf8'))?.[1] ?? file);
+  const guides = readdirSync('docs/guides')
+    .filter((file) => file.endsWith('.md'))
+    .map((file) => /^#\s+(.+?)\s*$/m.exec(readFileSync(join('docs/guides', file), 'utf8'))?.[1] ?? file);
   return [
     {
-      name: 'index page', path: '/', screenshot: 'index.png', title: 'rolling-window-limiter',
+      name: 'index page',
+      path: '/',
+      screenshot: 'index.png',
+      title: 'rolling-window-limiter',
       headings: ['rolling-window-limiter', 'Quick start', 'Stacking tiers', 'Failure behaviour', 'Gotchas'],
       text: ['Exact rolling-window rate limits', 'RollingRateLimiter', 'RateLimiterStack', 'rolling-window-limiter/express', ...guides],
       members: [],
     },
     {
-      name: 'RollingRateLimiter class page', path: `/classes/${classPage}`, screenshot: 'rolling-rate-limiter.png', title: 'RollingRateLimiter',
+      name: 'RollingRateLimiter class page',
+      path: `/classes/${classPage}`,
+      screenshot: 'rolling-rate-limiter.png',
+      title: 'RollingRateLimiter',
       headings: ['Class RollingRateLimiter'],
       text: ['An exact rolling-window rate limiter', 'Promise<boolean>', 'RateLimitInfo'],
-      members: ['constructor', 'limit', 'limitWithInfo', 'wouldLimit', 'wouldLimitWithInfo', 'clear', 'undo', 'waitUntilAllowed', 'wrap', 'interval', 'maxInInterval', 'minDifference', 'namespace', 'countBlocked', 'clock'],
+      members: [
+        'constructor',
+        'limit',
+        'limitWithInfo',
+        'wouldLimit',
+        'wouldLimitWithInfo',
+        'clear',
+        'undo',
+        'waitUntilAllowed',
+        'wrap',
+        'interval',
+        'maxInInterval',
+        'minDifference',
+        'namespace',
+        'countBlocked',
+        'clock',
+      ],
     },
   ];
 }
@@ -80,14 +115,19 @@ function pages() {
 /* global document, getComputedStyle -- the functions given to evaluate() run in the page */
 /** In the page: each <pre> taller than a copy of it that cannot wrap, with its text and rendered line counts. */
 function wrappedPres() {
-  const contentHeight = (element) => { const style = getComputedStyle(element); return element.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom); };
+  const contentHeight = (element) => {
+    const style = getComputedStyle(element);
+    return element.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+  };
   return [...document.querySelectorAll('pre')].flatMap((pre) => {
     const copy = Object.assign(pre.cloneNode(true), { style: 'white-space: pre; overflow: hidden' });
     pre.after(copy);
     const [rendered, unwrapped] = [contentHeight(pre), contentHeight(copy)];
     copy.remove();
     const lines = (pre.querySelector('code') ?? pre).innerText.replace(/\n$/, '').split('\n'); // not TypeDoc's Copy button
-    return rendered > unwrapped + 1 ? [`"${lines[0].trim().slice(0, 50)}": ${lines.length} lines of text render as ${Math.round((lines.length * rendered) / unwrapped)}`] : [];
+    return rendered > unwrapped + 1
+      ? [`"${lines[0].trim().slice(0, 50)}": ${lines.length} lines of text render as ${Math.round((lines.length * rendered) / unwrapped)}`]
+      : [];
   });
 }
 
@@ -116,12 +156,25 @@ async function checkPage(browser, origin, page) {
   check(seen.title.includes(page.title), `${page.name}: title "${seen.title}"`);
   const missing = (expected, found) => expected.filter((item) => !found(item));
   const noHeadings = missing(page.headings, (h) => seen.headings.some((found) => found === h || found.startsWith(`${h} `)));
-  check(noHeadings.length === 0, `${page.name}: headings ${page.headings.join(', ')}`, noHeadings.map((h) => `missing: ${h}`));
+  check(
+    noHeadings.length === 0,
+    `${page.name}: headings ${page.headings.join(', ')}`,
+    noHeadings.map((h) => `missing: ${h}`),
+  );
   const compact = (text) => text.replace(/\s+/g, ''); // TypeDoc splits signatures over spans and lines
   const noText = missing(page.text, (text) => compact(seen.text).includes(compact(text)));
-  check(noText.length === 0, `${page.name}: text ${page.text.join(', ')}`, noText.map((text) => `missing: ${text}`));
+  check(
+    noText.length === 0,
+    `${page.name}: text ${page.text.join(', ')}`,
+    noText.map((text) => `missing: ${text}`),
+  );
   const noMembers = missing(page.members, (member) => seen.members.includes(member));
-  if (page.members.length > 0) check(noMembers.length === 0, `${page.name}: members ${page.members.join(', ')}`, noMembers.map((m) => `missing: ${m}`));
+  if (page.members.length > 0)
+    check(
+      noMembers.length === 0,
+      `${page.name}: members ${page.members.join(', ')}`,
+      noMembers.map((m) => `missing: ${m}`),
+    );
   check(problems.length === 0, `${page.name}: no failed requests, page errors or console errors`, problems);
   check(wrapped.length === 0, `${page.name}: no <pre> wraps its lines at ${VIEWPORT.width} px`, wrapped);
   check(statSync(file).size > 20_000, `${page.name}: screenshot ${relative('.', file)} (${Math.round(statSync(file).size / 1024)} KiB)`);

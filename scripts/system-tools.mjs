@@ -5,14 +5,18 @@ import { delimiter, join } from 'node:path';
 
 /** The path of the executable `name` on PATH, if there is one. */
 export function findOnPath(name) {
-  return (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((directory) => join(directory, name)).find((path) => {
-    try {
-      accessSync(path, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return (process.env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .map((directory) => join(directory, name))
+    .find((path) => {
+      try {
+        accessSync(path, constants.X_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    });
 }
 
 /**

@@ -47,7 +47,9 @@ export async function startRedisServer(under: readonly string[] = []): Promise<R
   for (let attempt = 1; ; attempt += 1) {
     const port = await freePort();
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'];
-    const child = spawn(under[0] ?? 'redis-server', under.length > 0 ? [...under.slice(1), 'redis-server', ...args] : args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(under[0] ?? 'redis-server', under.length > 0 ? [...under.slice(1), 'redis-server', ...args] : args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     const killOnExit = (): void => void child.kill('SIGKILL');
     process.once('exit', killOnExit);

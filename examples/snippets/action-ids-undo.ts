@@ -3,7 +3,10 @@ import { RollingRateLimiter } from 'rolling-window-limiter';
 
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 const push = new RollingRateLimiter({ client: redis, namespace: 'push', interval: '1m', maxInInterval: 10 });
-interface Notification { id: string; text: string }
+interface Notification {
+  id: string;
+  text: string;
+}
 async function deliver(notification: Notification): Promise<void> {
   if (notification.text === '') throw new Error('nothing to deliver');
 }

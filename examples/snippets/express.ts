@@ -9,11 +9,14 @@ const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 
 const app = express();
 app.set('trust proxy', 1); // behind one reverse proxy; otherwise every client shares the proxy's IP
-app.use('/api', rateLimit({
-  // Keyed by the client IP (IPv6 by its /56). An API quota: a refused request does not
-  // count, so a client that waits Retry-After gets in.
-  limiter: new RollingRateLimiter({ client: redis, namespace: 'api', interval: '1m', maxInInterval: 2, countBlocked: false }),
-}));
+app.use(
+  '/api',
+  rateLimit({
+    // Keyed by the client IP (IPv6 by its /56). An API quota: a refused request does not
+    // count, so a client that waits Retry-After gets in.
+    limiter: new RollingRateLimiter({ client: redis, namespace: 'api', interval: '1m', maxInInterval: 2, countBlocked: false }),
+  }),
+);
 app.get('/api/hello', (_req, res) => {
   res.json({ hello: 'world' });
 });

@@ -2,9 +2,9 @@
 import { RollingRateLimiter } from 'rolling-window-limiter';
 
 const limiter = new RollingRateLimiter({
-  interval: '1m',       // at most 10 per minute...
+  interval: '1m', // at most 10 per minute...
   maxInInterval: 10,
-  minDifference: '3s',  // ...and at least 3 s apart
+  minDifference: '3s', // ...and at least 3 s apart
 });
 
 async function notify(userId: string): Promise<void> {

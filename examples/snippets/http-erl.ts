@@ -9,13 +9,15 @@ redis.on('error', (error) => console.error(`Redis: ${error.message}`));
 
 const app = express();
 app.set('trust proxy', 1);
-app.use(rateLimit({
-  windowMs: 60_000,
-  limit: 100,
-  standardHeaders: 'draft-8',
-  legacyHeaders: false,
-  store: new RollingWindowStore({ client: redis, prefix: 'api:' }), // prefix: one per rateLimit on a shared client
-}));
+app.use(
+  rateLimit({
+    windowMs: 60_000,
+    limit: 100,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    store: new RollingWindowStore({ client: redis, prefix: 'api:' }), // prefix: one per rateLimit on a shared client
+  }),
+);
 // docs:end
 
 import { send } from './support/send.js';

@@ -13,10 +13,13 @@ const perMinute = new RollingRateLimiter({ client: redis, namespace: 'api:minute
 
 const app = express();
 app.set('trust proxy', 1); // behind one reverse proxy; otherwise every client shares the proxy's IP
-app.use('/api', rateLimit({
-  limiter: new RateLimiterStack([perSecond, perMinute]),
-  policyName: ({ index }) => ['per-second', 'per-minute'][index] ?? 'quota', // default: the namespaces
-}));
+app.use(
+  '/api',
+  rateLimit({
+    limiter: new RateLimiterStack([perSecond, perMinute]),
+    policyName: ({ index }) => ['per-second', 'per-minute'][index] ?? 'quota', // default: the namespaces
+  }),
+);
 app.get('/api/hello', (_req, res) => {
   res.json({ hello: 'world' });
 });

@@ -14,7 +14,7 @@ app.use(
   '/api',
   rateLimit({
     limiter: new RateLimiterStack([perSecond, perMinute]),
-    key: (req) => req.get('x-api-key'),                                 // default: the client IP (req.ip)
+    key: (req) => req.get('x-api-key'), // default: the client IP (req.ip)
     policyName: ({ index }) => ['per-second', 'per-minute'][index] ?? 'quota', // default: each limiter's namespace
   }),
 );

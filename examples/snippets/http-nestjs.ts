@@ -10,7 +10,10 @@ const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   imports: [
     // docs:begin storage
     ThrottlerModule.forRoot({
-      throttlers: [{ name: 'second', ttl: 1_000, limit: 5 }, { name: 'minute', ttl: 60_000, limit: 100 }],
+      throttlers: [
+        { name: 'second', ttl: 1_000, limit: 5 },
+        { name: 'minute', ttl: 60_000, limit: 100 },
+      ],
       storage: new RollingWindowThrottlerStorage({ client: redis, namespace: 'api' }), // no client: in memory
     }),
     // docs:end

@@ -11,8 +11,26 @@ const app = express();
 
 // docs:begin express-rate-limit
 // One prefix per rateLimit() on a client: a second store with the same prefix on the same client is refused.
-app.use('/api', rateLimit({ windowMs: 60_000, limit: 100, standardHeaders: 'draft-8', legacyHeaders: false, store: new RollingWindowStore({ client: redis, prefix: 'api:' }) }));
-app.use('/login', rateLimit({ windowMs: 60_000, limit: 5, standardHeaders: 'draft-8', legacyHeaders: false, store: new RollingWindowStore({ client: redis, prefix: 'login:' }) }));
+app.use(
+  '/api',
+  rateLimit({
+    windowMs: 60_000,
+    limit: 100,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    store: new RollingWindowStore({ client: redis, prefix: 'api:' }),
+  }),
+);
+app.use(
+  '/login',
+  rateLimit({
+    windowMs: 60_000,
+    limit: 5,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    store: new RollingWindowStore({ client: redis, prefix: 'login:' }),
+  }),
+);
 // docs:end
 
 // docs:begin fastify

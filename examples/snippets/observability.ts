@@ -22,6 +22,14 @@ subscribe(CIRCUIT_CHANNEL, (message) => {
 const { freePort } = await import('./support/free-port.js');
 const down = new Redis({ port: await freePort(), lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
 down.on('error', () => {});
-const limiter = new RollingRateLimiter({ client: down, namespace: 'api', interval: 1_000, maxInInterval: 5, timeout: 250, onStoreError: 'allow', circuitBreaker: { failureThreshold: 1 } });
+const limiter = new RollingRateLimiter({
+  client: down,
+  namespace: 'api',
+  interval: 1_000,
+  maxInInterval: 5,
+  timeout: 250,
+  onStoreError: 'allow',
+  circuitBreaker: { failureThreshold: 1 },
+});
 await limiter.limit('user-1');
 down.disconnect();

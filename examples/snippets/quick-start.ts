@@ -6,18 +6,19 @@ const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 redis.on('error', (error) => console.error(`Redis: ${error.message}`));
 
 const limiter = new RollingRateLimiter({
-  client: redis,           // omit for an in-process memory store
-  namespace: 'push',       // key prefix: one per limiter on a shared client
-  interval: '1m',          // at most 10 per minute...
+  client: redis, // omit for an in-process memory store
+  namespace: 'push', // key prefix: one per limiter on a shared client
+  interval: '1m', // at most 10 per minute...
   maxInInterval: 10,
-  minDifference: '3s',     // ...and at least 3 s apart
+  minDifference: '3s', // ...and at least 3 s apart
 });
 
 for (const userId of ['ada', 'ada', 'grace']) {
-  if (await limiter.limit(userId)) {   // true = blocked
+  if (await limiter.limit(userId)) {
+    // true = blocked
     console.log(`${userId}: blocked, too soon after the last one`);
   } else {
-    console.log(`${userId}: sent`);    // send the push notification here
+    console.log(`${userId}: sent`); // send the push notification here
   }
 }
-await redis.quit();                    // the open connection would keep the process running
+await redis.quit(); // the open connection would keep the process running

@@ -7,7 +7,7 @@ const limiter = new RollingRateLimiter({ interval: 1_000, maxInInterval: 2, cloc
 await limiter.limit('a'); // false
 await limiter.limit('a'); // false
 await limiter.limit('a'); // true: two already in the last second
-now += 1_000_000;         // one second later, in microseconds
+now += 1_000_000; // one second later, in microseconds
 await limiter.limit('a'); // false: an action stops counting exactly `interval` after it happened
 // docs:end
 

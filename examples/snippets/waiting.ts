@@ -2,7 +2,10 @@ import { Redis } from 'ioredis';
 import { RollingRateLimiter } from 'rolling-window-limiter';
 
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-interface Job { id: string; sellerId: string }
+interface Job {
+  id: string;
+  sellerId: string;
+}
 async function* jobs(): AsyncGenerator<Job> {
   for (let n = 1; n <= 3; n++) yield { id: `job-${n}`, sellerId: 'seller-9' };
 }

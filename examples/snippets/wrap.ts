@@ -1,8 +1,14 @@
 import { RateLimitedError, RollingRateLimiter } from 'rolling-window-limiter';
 
-interface User { id: string }
-interface Order { item: string }
-interface Reply { status(code: number): { send(body: unknown): string } }
+interface User {
+  id: string;
+}
+interface Order {
+  item: string;
+}
+interface Reply {
+  status(code: number): { send(body: unknown): string };
+}
 async function placeOrder(user: User, order: Order): Promise<string> {
   return `${user.id} ordered ${order.item}`;
 }

@@ -169,11 +169,7 @@ export function renderBlockedStreaks(attempts: readonly Attempt[], users: readon
 }
 
 /** The table: attempts, sent, blocked by each rule (an attempt can count for both) and the longest wait reported. */
-export function renderSummary(
-  attempts: readonly Attempt[],
-  users: readonly { readonly id: string; readonly behaviour: string }[],
-  color: boolean,
-): string[] {
+export function renderSummary(attempts: readonly Attempt[], users: readonly { readonly id: string; readonly behaviour: string }[], color: boolean): string[] {
   const header = ['user', 'behaviour', 'attempts', 'sent', 'blocked by count', 'blocked by gap', 'longest wait'];
   const body = users.map((user) => {
     const mine = attempts.filter((attempt) => attempt.user === user.id);

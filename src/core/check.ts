@@ -230,6 +230,7 @@ export function normalize<S extends Schema>(
   }
   const result: Record<string, unknown> = {};
   // Own properties only: what an object inherits (a polluted Object.prototype) is not an option.
-  for (const [name, check] of Object.entries(schema)) result[name] = check(Object.hasOwn(given, name) ? (given as Record<string, unknown>)[name] : undefined, prefix + name);
+  for (const [name, check] of Object.entries(schema))
+    result[name] = check(Object.hasOwn(given, name) ? (given as Record<string, unknown>)[name] : undefined, prefix + name);
   return result as Normalized<S>;
 }

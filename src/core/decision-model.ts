@@ -54,8 +54,7 @@ export type Verdict = Pick<RateLimitInfo, 'blocked' | 'blockedDueToCount' | 'blo
 /** docs/semantics.md steps 2 to 4: whether an attempt at `now` is blocked, and why. */
 export function judge(rule: WindowRule, now: number, prior: Pick<WindowSample, 'count' | 'newest'>): Verdict {
   const blockedDueToCount = prior.count >= rule.maxInInterval;
-  const blockedDueToMinDifference =
-    rule.minDifferenceUs > 0 && prior.newest !== undefined && now - prior.newest < rule.minDifferenceUs;
+  const blockedDueToMinDifference = rule.minDifferenceUs > 0 && prior.newest !== undefined && now - prior.newest < rule.minDifferenceUs;
   return { blocked: blockedDueToCount || blockedDueToMinDifference, blockedDueToCount, blockedDueToMinDifference };
 }
 

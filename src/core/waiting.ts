@@ -4,7 +4,23 @@
 import { RateLimitedError } from '../errors/rate-limited-error.js';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { AttemptOptions, LimiterId } from './identity.js';
-import { duration, either, func, normalize, numberIn, object, oneOf, optional, renamed, string, MAX_INTEGER, MAX_MILLISECONDS, type Check, type Duration, type Normalized } from './check.js';
+import {
+  duration,
+  either,
+  func,
+  normalize,
+  numberIn,
+  object,
+  oneOf,
+  optional,
+  renamed,
+  string,
+  MAX_INTEGER,
+  MAX_MILLISECONDS,
+  type Check,
+  type Duration,
+  type Normalized,
+} from './check.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 import type { FallbackLimiter } from './store-error-policy.js';
 
@@ -71,11 +87,14 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
     };
     if (signal?.aborted) return onAbort();
     const sleepFor = (leftMs: number): void => {
-      timer = setTimeout(() => {
-        if (leftMs > MAX_INTEGER) return sleepFor(leftMs - MAX_INTEGER);
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      }, Math.min(leftMs, MAX_INTEGER));
+      timer = setTimeout(
+        () => {
+          if (leftMs > MAX_INTEGER) return sleepFor(leftMs - MAX_INTEGER);
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        Math.min(leftMs, MAX_INTEGER),
+      );
     };
     sleepFor(ms);
     signal?.addEventListener('abort', onAbort, { once: true });

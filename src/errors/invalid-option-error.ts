@@ -24,7 +24,11 @@ export class InvalidOptionTypeError extends TypeError implements InvalidOptionDe
    * @param option The option's name.
    * @param received The value received.
    */
-  constructor(message: string, readonly option: string, readonly received: unknown) {
+  constructor(
+    message: string,
+    readonly option: string,
+    readonly received: unknown,
+  ) {
     super(message);
     Object.defineProperty(this, ERROR_BRAND, { value: true });
   }
@@ -45,7 +49,11 @@ export class InvalidOptionRangeError extends RangeError implements InvalidOption
    * @param option The option's name.
    * @param received The value received.
    */
-  constructor(message: string, readonly option: string, readonly received: unknown) {
+  constructor(
+    message: string,
+    readonly option: string,
+    readonly received: unknown,
+  ) {
     super(message);
     Object.defineProperty(this, ERROR_BRAND, { value: true });
   }

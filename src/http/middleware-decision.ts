@@ -76,8 +76,13 @@ export interface LimitedBody {
  * called), or by default `{ "error": "rate_limited", "retryAfterSeconds": n }`;
  * a string is sent as `text/plain`, anything else as JSON.
  */
-export async function limitedBody<Req>(message: RateLimitMessage | MessageFunction<Req> | undefined, req: Req, info: InfoOf<HttpRateLimiter>): Promise<LimitedBody> {
-  const body: RateLimitMessage = message === undefined ? defaultBody(info) : typeof message === 'function' ? await (message as MessageFunction<Req>)(req, info) : message;
+export async function limitedBody<Req>(
+  message: RateLimitMessage | MessageFunction<Req> | undefined,
+  req: Req,
+  info: InfoOf<HttpRateLimiter>,
+): Promise<LimitedBody> {
+  const body: RateLimitMessage =
+    message === undefined ? defaultBody(info) : typeof message === 'function' ? await (message as MessageFunction<Req>)(req, info) : message;
   if (typeof body === 'string') return { text: body, contentType: 'text/plain; charset=utf-8' };
   const json = JSON.stringify(body) as string | undefined; // undefined for what JSON cannot carry, such as a function
   return { text: json ?? '', contentType: 'application/json; charset=utf-8' };

@@ -28,8 +28,10 @@ type Path = 'memory' | 'multi' | 'script' | 'batch';
 function limiterPath({ clock, useScript, countBlocked, batch }: NormalizedOptions, redis: RedisAdapter | undefined): Path {
   if (redis === undefined) {
     if (batch) throw new UnsupportedError(BATCH_IN_MEMORY);
-    if (clock === 'redis') throw new UnsupportedError("`clock: 'redis'` reads Redis TIME, so it needs a Redis `client`; the in-memory store uses 'local' or a function");
-    if (useScript !== undefined) throw new UnsupportedError('`useScript` chooses how Redis decides, so it needs a Redis `client`; leave it out for the in-memory store');
+    if (clock === 'redis')
+      throw new UnsupportedError("`clock: 'redis'` reads Redis TIME, so it needs a Redis `client`; the in-memory store uses 'local' or a function");
+    if (useScript !== undefined)
+      throw new UnsupportedError('`useScript` chooses how Redis decides, so it needs a Redis `client`; leave it out for the in-memory store');
     return 'memory';
   }
   if (batch) return batchPath(redis, useScript);
@@ -60,7 +62,8 @@ function stackStore(first: Store, batch: boolean): Store {
 const BATCH_IN_MEMORY = '`batch: true` saves Redis round trips, so it needs a Redis `client`; the in-memory store decides at once';
 
 function batchPath(redis: RedisAdapter, useScript: boolean | undefined): 'batch' {
-  if (!redis.supportsScripts) throw new UnsupportedError(`\`batch: true\` sends batches of decisions as one Lua script call, and ${redis.kind} cannot run scripts`);
+  if (!redis.supportsScripts)
+    throw new UnsupportedError(`\`batch: true\` sends batches of decisions as one Lua script call, and ${redis.kind} cannot run scripts`);
   if (useScript === false) throw new UnsupportedError('`batch: true` decides with the Lua script, and `useScript: false` asks for plain commands');
   return 'batch';
 }
@@ -112,13 +115,21 @@ export function assembleStack<Info extends RateLimitInfo>(
     const inFlightUs = millisecondsToMicroseconds(timeoutMs);
     return tier.rule.inFlightUs === inFlightUs ? tier : { ...tier, rule: { ...tier.rule, inFlightUs } };
   });
-  checkStackable(tiers, cores.map((core) => core.options.clock));
+  checkStackable(
+    tiers,
+    cores.map((core) => core.options.clock),
+  );
   const store = stackStore((tiers[0] as TierSpec).store, options.batch);
   const { clock, readClock } = (cores[0] as TieredCore<RateLimitInfo>).options;
   return new TieredCore(tiers, {
     clock,
     readClock,
-    store: guarded(store, tiers.map((tier) => tier.namespace), timeoutMs, options.circuitBreaker),
+    store: guarded(
+      store,
+      tiers.map((tier) => tier.namespace),
+      timeoutMs,
+      options.circuitBreaker,
+    ),
     timeoutMs,
     onStoreError: options.onStoreError,
     present,

@@ -1,4 +1,16 @@
-import { boolean, choice, duration, integer, nonEmptyString, normalize, object, optional, MAX_INTEGER, MAX_MILLISECONDS, describeValue } from '../core/check.js';
+import {
+  boolean,
+  choice,
+  duration,
+  integer,
+  nonEmptyString,
+  normalize,
+  object,
+  optional,
+  MAX_INTEGER,
+  MAX_MILLISECONDS,
+  describeValue,
+} from '../core/check.js';
 import type { Duration, Normalized } from '../core/check.js';
 import type { MicrosecondClock } from '../core/clock.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';

@@ -123,7 +123,11 @@ export function parseRules(data: unknown, path = 'rules'): LimiterRule[] {
   rules.forEach(({ namespace }, i) => {
     const first = rules.findIndex((other) => other.namespace === namespace);
     if (namespace !== undefined && first < i) {
-      throw new InvalidOptionTypeError(`\`${path}[${i}].namespace\` is \`${namespace}\`, as is \`${path}[${first}].namespace\`: give each tier its own namespace`, `${path}[${i}].namespace`, namespace);
+      throw new InvalidOptionTypeError(
+        `\`${path}[${i}].namespace\` is \`${namespace}\`, as is \`${path}[${first}].namespace\`: give each tier its own namespace`,
+        `${path}[${i}].namespace`,
+        namespace,
+      );
     }
   });
   return rules;

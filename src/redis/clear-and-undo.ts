@@ -27,7 +27,13 @@ export async function clearWithMulti(redis: RedisAdapter, keys: readonly string[
 
 /** Removes the admitted action from the keys in one call of {@link UNDO_SCRIPT}; true when a key held it. */
 export function undoWithScript(redis: RedisAdapter, keys: readonly string[], actionId: string): Promise<boolean> {
-  return runScript(redis, UNDO_SCRIPT, withActionRecords(keys), [admittedMember(actionId)], (reply) => readInteger(reply, `the ${UNDO_SCRIPT.name} script`) > 0);
+  return runScript(
+    redis,
+    UNDO_SCRIPT,
+    withActionRecords(keys),
+    [admittedMember(actionId)],
+    (reply) => readInteger(reply, `the ${UNDO_SCRIPT.name} script`) > 0,
+  );
 }
 
 /** Removes the admitted action from the keys in one MULTI of `ZREM`s; true when a key held it. */

@@ -9,12 +9,7 @@ import { TimeoutError, type ConnectionProblem } from '../errors/timeout-error.js
  *
  * @param diagnose Says what is wrong with the connection (the adapter's `connectionProblem`), to explain a timeout.
  */
-export function callStore<T>(
-  operation: () => Promise<T>,
-  timeoutMs: number,
-  what: string,
-  diagnose?: () => ConnectionProblem | undefined,
-): Promise<T> {
+export function callStore<T>(operation: () => Promise<T>, timeoutMs: number, what: string, diagnose?: () => ConnectionProblem | undefined): Promise<T> {
   let pending: Promise<T>;
   try {
     pending = operation();

@@ -78,7 +78,9 @@ describe('the layers of src/', () => {
     };
     visit(join(SRC, 'index.ts'));
     expect([...reached].filter((file) => file.startsWith(join(SRC, 'integrations')))).to.deep.equal([]);
-    const importsNest = [...graph.keys()].filter((file) => ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.some((imported) => imported.fileName.startsWith('@nestjs/')));
+    const importsNest = [...graph.keys()].filter((file) =>
+      ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.some((imported) => imported.fileName.startsWith('@nestjs/')),
+    );
     expect(importsNest.map((file) => relative(SRC, file)).filter((file) => !file.startsWith('integrations'))).to.deep.equal([]);
     expect(importsNest, 'the NestJS entry imports Nest').to.not.be.empty;
   });

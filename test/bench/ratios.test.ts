@@ -34,17 +34,17 @@ describe('bench targets', () => {
   });
 
   it('skips a run where either side failed, and misses rather than passes on nothing', () => {
-    const failed = target([
-      { run: 0, scenario: 'many-c64', contender: 'lib-multi@ioredis', error: 'boom' },
-      record(0, 'floor-multi@ioredis', [100, 100]),
-    ]);
+    const failed = target([{ run: 0, scenario: 'many-c64', contender: 'lib-multi@ioredis', error: 'boom' }, record(0, 'floor-multi@ioredis', [100, 100])]);
     expect(failed?.ratio).to.be.NaN;
     expect(failed?.result).to.equal('MISS');
     expect(target([])).to.equal(undefined);
   });
 
   it('divides footprint entries, and judges info rows as yes / no', () => {
-    const rows = evaluateTargets({ throughput: [], footprint: { 'lib-multi@ioredis bytes@10000': 120, 'lib-multi@ioredis bytes@10': 100, 'lib-multi@ioredis flood members': 10 } });
+    const rows = evaluateTargets({
+      throughput: [],
+      footprint: { 'lib-multi@ioredis bytes@10000': 120, 'lib-multi@ioredis bytes@10': 100, 'lib-multi@ioredis flood members': 10 },
+    });
     expect(rows.find((t) => t.a === 'lib-multi@ioredis bytes@10000')).to.include({ ratio: 1.2, result: 'pass' });
     expect(rows.find((t) => t.a === 'lib-multi@ioredis flood members')).to.include({ b: '11', result: 'yes' });
   });

@@ -26,11 +26,7 @@ export interface BackendCapabilities {
 
 export type LimiterFactory = (options: ContractOptions) => RollingRateLimiter;
 
-export function describeLimiterContract(
-  backend: string,
-  factory: () => LimiterFactory,
-  capabilities: BackendCapabilities,
-): void {
+export function describeLimiterContract(backend: string, factory: () => LimiterFactory, capabilities: BackendCapabilities): void {
   describe(`RollingRateLimiter contract on ${backend}`, () => {
     let create: LimiterFactory;
     let clock: TestClock;
@@ -40,8 +36,7 @@ export function describeLimiterContract(
     beforeEach(() => {
       clock = new TestClock();
     });
-    const make = (options: Partial<ContractOptions> = {}): RollingRateLimiter =>
-      create({ interval: 1000, maxInInterval: 3, clock: clock.read, ...options });
+    const make = (options: Partial<ContractOptions> = {}): RollingRateLimiter => create({ interval: 1000, maxInInterval: 3, clock: clock.read, ...options });
 
     describe('the rolling window', () => {
       it('allows maxInInterval actions in the window and blocks the next', async () => {

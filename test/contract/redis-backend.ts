@@ -74,8 +74,7 @@ export function describeRedisBackend(backend: RedisBackend, volume: BackendVolum
       return connected.client;
     };
     const namespaces = uniqueNamespaces('contract');
-    const factory = (): LimiterFactory => (options) =>
-      new RollingRateLimiter({ ...options, client: client(), namespace: namespaces.next(options.namespace) });
+    const factory = (): LimiterFactory => (options) => new RollingRateLimiter({ ...options, client: client(), namespace: namespaces.next(options.namespace) });
 
     describeLimiterContract(backend.name, factory, { countBlockedFalse: true, actionIds: true, modelSchedules: volume.modelSchedules, multiPath: true });
     describeStackContract(backend.name, factory, {

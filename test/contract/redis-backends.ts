@@ -68,12 +68,32 @@ const rootNodes = (urls: readonly string[]) => ({ rootNodes: urls.map((url) => (
 const first = (urls: readonly string[]): string => urls[0] as string;
 
 export const NODE_REDIS_4: BackendPair = {
-  standalone: nodeRedisBackend('node-redis 4 (standalone)', 'standalone', (urls) => createClient4({ url: first(urls) }), async (client) => void (await client.quit())),
-  cluster: nodeRedisBackend('node-redis 4 cluster (3 masters)', 'cluster', (urls) => createCluster4(rootNodes(urls)), async (client) => void (await client.quit())),
+  standalone: nodeRedisBackend(
+    'node-redis 4 (standalone)',
+    'standalone',
+    (urls) => createClient4({ url: first(urls) }),
+    async (client) => void (await client.quit()),
+  ),
+  cluster: nodeRedisBackend(
+    'node-redis 4 cluster (3 masters)',
+    'cluster',
+    (urls) => createCluster4(rootNodes(urls)),
+    async (client) => void (await client.quit()),
+  ),
 };
 export const NODE_REDIS_5: BackendPair = {
-  standalone: nodeRedisBackend('node-redis 5 (standalone)', 'standalone', (urls) => createClient5({ url: first(urls) }), async (client) => client.destroy()),
-  cluster: nodeRedisBackend('node-redis 5 cluster (3 masters)', 'cluster', (urls) => createCluster5(rootNodes(urls)), async (client) => client.destroy()),
+  standalone: nodeRedisBackend(
+    'node-redis 5 (standalone)',
+    'standalone',
+    (urls) => createClient5({ url: first(urls) }),
+    async (client) => client.destroy(),
+  ),
+  cluster: nodeRedisBackend(
+    'node-redis 5 cluster (3 masters)',
+    'cluster',
+    (urls) => createCluster5(rootNodes(urls)),
+    async (client) => client.destroy(),
+  ),
 };
 export const NODE_REDIS_5_RESP3 = nodeRedisBackend(
   'node-redis 5 with RESP3 (standalone)',

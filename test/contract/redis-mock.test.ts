@@ -13,12 +13,11 @@ describe('redis-mock', () => {
   after(() => (client as unknown as { quit(): void }).quit());
   const namespaces = uniqueNamespaces('mock');
 
-  describeLimiterContract(
-    'redis-mock',
-    () => (options) => new RollingRateLimiter({ ...options, client, namespace: namespaces.next(options.namespace) }),
-    { countBlockedFalse: false, actionIds: false, modelSchedules: 300 },
-  );
-
+  describeLimiterContract('redis-mock', () => (options) => new RollingRateLimiter({ ...options, client, namespace: namespaces.next(options.namespace) }), {
+    countBlockedFalse: false,
+    actionIds: false,
+    modelSchedules: 300,
+  });
 
   it('refuses countBlocked: false at construction, saying it needs a script', () => {
     const error = refused(() => new RollingRateLimiter({ client, namespace: 'n', interval: 1000, maxInInterval: 1, countBlocked: false }));

@@ -83,7 +83,7 @@ export function describeStackConstruction(fixture: StackFixture, options: StackC
 
     const { foreignLimiter } = options;
     if (foreignLimiter !== undefined) {
-      it("refuses limiters that keep their state in another store (they cannot decide in one atomic step)", () => {
+      it('refuses limiters that keep their state in another store (they cannot decide in one atomic step)', () => {
         const here = make({ namespace: 'here' });
         const elsewhere = foreignLimiter({ interval: 1000, maxInInterval: 3, clock: clock.read, namespace: 'elsewhere' });
         expectTypeError(() => new RateLimiterStack([here, elsewhere]), /same place/);

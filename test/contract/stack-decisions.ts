@@ -191,7 +191,10 @@ export function describeStackDecisions(fixture: StackFixture): void {
       for (let i = 0; i < 3; i += 1) {
         clock.advanceMs(i === 0 ? 0 : 100);
         const blocked = await stack.limitWithInfo('user');
-        expect(blocked.tiers.map((tier) => tier.blocked), `blocked attempt ${i}`).to.deep.equal([false, true]);
+        expect(
+          blocked.tiers.map((tier) => tier.blocked),
+          `blocked attempt ${i}`,
+        ).to.deep.equal([false, true]);
         expect(blocked.tiers[0], `blocked attempt ${i}`).to.include({ actionsRemaining: 4 });
       }
       expect(await loose.wouldLimitWithInfo('user')).to.deep.equal(before);

@@ -140,15 +140,14 @@ export function describeStackModelTest(
         const id = random.pick(IDS);
         const operation = randomOperation(random);
         const actionId =
-          !operation.endsWith('peek') && operation !== 'clear' && operation !== 'tier-clear'
-            ? randomActionId(random, operation.endsWith('undo'))
-            : undefined;
+          !operation.endsWith('peek') && operation !== 'clear' && operation !== 'tier-clear' ? randomActionId(random, operation.endsWith('undo')) : undefined;
         const options = actionId === undefined ? undefined : { actionId };
         const tierIndex = random.int(0, limiters.length - 1);
         const advanceUs = randomStackAdvance(random, rules, lastWaits.get(id) ?? []);
         if (timing < 0.15 && random.chance(0.1)) clock.advanceUs(-4_000_000);
         else clock.advanceUs(advanceUs);
-        skew = timing >= 0.15 && timing < 0.4 && random.chance(0.5) ? otherOffset : late ? -randomLateness(random, rules[tierIndex] as RulesWithoutNamespace) : 0;
+        skew =
+          timing >= 0.15 && timing < 0.4 && random.chance(0.5) ? otherOffset : late ? -randomLateness(random, rules[tierIndex] as RulesWithoutNamespace) : 0;
         if (late) lateDecisions += 1;
         const now = read();
         // '42' is sometimes passed as the number 42: the same id.
@@ -188,8 +187,11 @@ export function describeStackModelTest(
           }
           continue;
         }
-        const [target, tiers] =
-          operation.startsWith('tier') ? [limiters[tierIndex] as RollingRateLimiter, [tierIndex]] : operation.startsWith('other') ? [other, otherOrder] : [stack, reference.allTiers];
+        const [target, tiers] = operation.startsWith('tier')
+          ? [limiters[tierIndex] as RollingRateLimiter, [tierIndex]]
+          : operation.startsWith('other')
+            ? [other, otherOrder]
+            : [stack, reference.allTiers];
         const dryRun = operation.endsWith('peek');
         const expected = dryRun ? reference.peek(id, now, tiers) : attempt(tiers);
         const limiterAnswer = (info: ReferenceStackInfo): unknown => (target === stack || target === other ? info : limitInfoOf(info));

@@ -1,12 +1,5 @@
 import { expect } from 'chai';
-import {
-  decideTiers,
-  describeOutcome,
-  judge,
-  kthNewestAfterInsert,
-  type WindowRule,
-  type WindowSample,
-} from '../../src/core/decision-model.js';
+import { decideTiers, describeOutcome, judge, kthNewestAfterInsert, type WindowRule, type WindowSample } from '../../src/core/decision-model.js';
 
 const ms = (value: number): number => value * 1000;
 

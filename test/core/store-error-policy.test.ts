@@ -125,7 +125,7 @@ describe('onStoreError', () => {
     expect(info.storeFailure?.policy).to.equal('block');
   });
 
-  it('hands the attempt\'s actionId to a fallback limiter, so a job retried during an outage counts once; undo reaches it too', async () => {
+  it("hands the attempt's actionId to a fallback limiter, so a job retried during an outage counts once; undo reaches it too", async () => {
     const clock = new TestClock();
     const fallback = new RollingRateLimiter({ namespace: 'fallback', interval: 60_000, maxInInterval: 2, clock: clock.read });
     // The primary limiter's store fails; undo (one EVALSHA of the undo script) is answered once `undoBack` is set,

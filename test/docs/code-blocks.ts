@@ -10,7 +10,10 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** The Markdown files whose blocks are checked: the README and every page under docs/ (not the generated site). */
 export function documentFiles(): string[] {
   const inDir = (dir: string): string[] =>
-    readdirSync(join(REPO, dir)).filter((file) => file.endsWith('.md')).sort().map((file) => `${dir}/${file}`);
+    readdirSync(join(REPO, dir))
+      .filter((file) => file.endsWith('.md'))
+      .sort()
+      .map((file) => `${dir}/${file}`);
   return ['README.md', ...inDir('docs'), ...inDir('docs/guides')];
 }
 
@@ -46,4 +49,3 @@ export function codeBlocks(file: string): CodeBlock[] {
   }
   return blocks;
 }
-

@@ -40,8 +40,15 @@ describe('the README', function () {
   });
 
   it('names the two set-up commands: the demo and the whole test suite', () => {
-    const section = readFileSync(README, 'utf8').split(/^## Set-up: the demo and the tests$/m)[1]?.split(/^## /m)[0] ?? '';
-    const commands = /```sh\n([\s\S]*?)```/.exec(section)?.[1]?.split('\n').filter(Boolean).map((line) => line.replace(/\s+#.*$/, ''));
+    const section =
+      readFileSync(README, 'utf8')
+        .split(/^## Set-up: the demo and the tests$/m)[1]
+        ?.split(/^## /m)[0] ?? '';
+    const commands = /```sh\n([\s\S]*?)```/
+      .exec(section)?.[1]
+      ?.split('\n')
+      .filter(Boolean)
+      .map((line) => line.replace(/\s+#.*$/, ''));
     expect(commands).to.deep.equal(['npm ci && npm run demo', 'npm ci && npm test']);
   });
 });

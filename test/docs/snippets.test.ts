@@ -73,7 +73,9 @@ describe('the code blocks of the README and docs/', function () {
       const where = `${block.file}:${block.line}`;
       if (block.language === '') problems.push(`${where}: a block without a language (write \`text\`, \`sh\`, ... for a fragment)`);
       else if (CODE_LANGUAGES.test(block.language) && block.source === undefined) {
-        problems.push(`${where}: a ${block.language} block that names no file: put it in ${SNIPPETS}/ and embed it with <!-- embedme ${SNIPPETS}/<name>.ts -->`);
+        problems.push(
+          `${where}: a ${block.language} block that names no file: put it in ${SNIPPETS}/ and embed it with <!-- embedme ${SNIPPETS}/<name>.ts -->`,
+        );
       } else if (block.source !== undefined && !existsSync(join(REPO, block.source.replace(/#L\d+-L\d+$/, '')))) {
         problems.push(`${where}: names ${block.source}, which does not exist`);
       }
@@ -99,8 +101,14 @@ describe('the code blocks of the README and docs/', function () {
   });
 
   it('leave no snippet file unused', () => {
-    const named = new Set(documentFiles().flatMap(codeBlocks).flatMap((block) => (block.source === undefined ? [] : [block.source.replace(/#L\d+-L\d+$/, '')])));
-    const unused = snippetFiles().map((file) => `${SNIPPETS}/${file}`).filter((path) => !named.has(path));
+    const named = new Set(
+      documentFiles()
+        .flatMap(codeBlocks)
+        .flatMap((block) => (block.source === undefined ? [] : [block.source.replace(/#L\d+-L\d+$/, '')])),
+    );
+    const unused = snippetFiles()
+      .map((file) => `${SNIPPETS}/${file}`)
+      .filter((path) => !named.has(path));
     expect(unused, 'snippet files no document embeds').to.deep.equal([]);
   });
 

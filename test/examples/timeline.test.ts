@@ -109,14 +109,16 @@ describe('demo timeline renderer', () => {
   it('keeps every line within 120 characters, at the size of the demo', () => {
     const color = true;
     const scenario = generateScenario(1);
-    const demoAttempts = scenario.events.map((event, i) =>
-      attempt(event.user, event.atMs, { count: i % 3 === 0 }, 59_999),
-    );
+    const demoAttempts = scenario.events.map((event, i) => attempt(event.user, event.atMs, { count: i % 3 === 0 }, 59_999));
     const rows = scenario.users.map((user) => ({ id: user.id, label: user.id }));
     const lines = [
       ...renderTimeline(demoAttempts, { rows, durationMs: 180_000, bucketMs: 2_000, labelEveryMs: 30_000, color }),
       ...renderLegend(2_000, color),
-      ...renderBlockedStreaks(demoAttempts, scenario.users.map((user) => user.id), color),
+      ...renderBlockedStreaks(
+        demoAttempts,
+        scenario.users.map((user) => user.id),
+        color,
+      ),
       ...renderSummary(demoAttempts, scenario.users, color),
     ];
     expect(MAX_LINE_WIDTH).to.equal(120);

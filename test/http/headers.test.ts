@@ -42,7 +42,10 @@ describe('rate-limit header helpers', () => {
     expect(bind([{ actionsRemaining: 1 }, { actionsRemaining: 1 }, { actionsRemaining: 2 }])).to.equal('x');
     expect(bind([{ actionsRemaining: 0, millisecondsUntilAllowed: 500 }, { actionsRemaining: 4, millisecondsUntilAllowed: 2_500 }, {}])).to.equal('y');
     // A wait makes the available quota 0, whatever actionsRemaining says.
-    const statuses = tierStatuses(policies, stackInfo([{ actionsRemaining: 4, millisecondsUntilAllowed: 1 }, { actionsRemaining: 4 }, { actionsRemaining: 4 }]));
+    const statuses = tierStatuses(
+      policies,
+      stackInfo([{ actionsRemaining: 4, millisecondsUntilAllowed: 1 }, { actionsRemaining: 4 }, { actionsRemaining: 4 }]),
+    );
     expect(statuses.binding).to.include({ index: 0, remaining: 0, resetSeconds: 1 });
   });
 

@@ -49,7 +49,9 @@ describe('queue consumers waiting on real Redis', () => {
       expect(busiest, 'admissions in the busiest 1000 ms window').to.be.at.most(10);
       const spanMs = (Math.max(...admittedAtUs) - Math.min(...admittedAtUs)) / 1000;
       expect(spanMs, 'first to last admission').to.be.at.least(3000);
-      console.log(`      countBlocked ${String(countBlocked)}: 40 uploads by 8 workers, admitted over ${Math.round(spanMs)} ms (the limit allows 3000 ms at best), at most ${busiest} in any 1000 ms`);
+      console.log(
+        `      countBlocked ${String(countBlocked)}: 40 uploads by 8 workers, admitted over ${Math.round(spanMs)} ms (the limit allows 3000 ms at best), at most ${busiest} in any 1000 ms`,
+      );
     });
   }
 });

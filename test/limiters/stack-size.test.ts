@@ -7,7 +7,10 @@ import { InvalidOptionRangeError, RateLimiterStack, RollingRateLimiter } from '.
 
 /** `count` in-memory limiters, each its own namespace and window. */
 function limiters(count: number, clock?: () => number): RollingRateLimiter[] {
-  return Array.from({ length: count }, (_, i) => new RollingRateLimiter({ namespace: `tier-${i}`, interval: 1_000 + i, maxInInterval: 2 + i, ...(clock ? { clock } : {}) }));
+  return Array.from(
+    { length: count },
+    (_, i) => new RollingRateLimiter({ namespace: `tier-${i}`, interval: 1_000 + i, maxInInterval: 2 + i, ...(clock ? { clock } : {}) }),
+  );
 }
 
 describe('the number of tiers of a stack', () => {

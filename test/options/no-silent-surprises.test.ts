@@ -30,15 +30,23 @@ describe('a clock in milliseconds', () => {
         const error = await rejectionOf(call());
         expect(error).to.be.instanceOf(InvalidOptionTypeError).and.to.be.instanceOf(TypeError);
         expect(error).to.have.property('option', 'clock');
-        expect((error as InvalidOptionTypeError).received).to.be.a('number').below(1e15);
-        expect((error as Error).message).to.include('`clock`').and.to.include('microseconds since the epoch').and.to.match(advice);
+        expect((error as InvalidOptionTypeError).received)
+          .to.be.a('number')
+          .below(1e15);
+        expect((error as Error).message)
+          .to.include('`clock`')
+          .and.to.include('microseconds since the epoch')
+          .and.to.match(advice);
       }
     });
   }
 
   it('is refused in a stack too', async () => {
     const clock = (): number => Date.now();
-    const stack = new RateLimiterStack([new RollingRateLimiter({ ...rules, namespace: 'a', clock }), new RollingRateLimiter({ ...rules, namespace: 'b', clock })]);
+    const stack = new RateLimiterStack([
+      new RollingRateLimiter({ ...rules, namespace: 'a', clock }),
+      new RollingRateLimiter({ ...rules, namespace: 'b', clock }),
+    ]);
     expect(await rejectionOf(stack.limit('a'))).to.be.instanceOf(InvalidOptionTypeError);
   });
 
@@ -66,7 +74,10 @@ describe('a clock in milliseconds', () => {
 describe("namespace: ''", () => {
   it('is refused with a RangeError naming `namespace`, with a client or without', () => {
     const client = { get() {} } as never;
-    for (const options of [{ ...rules, namespace: '' }, { ...rules, namespace: '', client }]) {
+    for (const options of [
+      { ...rules, namespace: '' },
+      { ...rules, namespace: '', client },
+    ]) {
       let error: unknown;
       try {
         new RollingRateLimiter(options);
@@ -75,7 +86,9 @@ describe("namespace: ''", () => {
       }
       expect(error).to.be.instanceOf(InvalidOptionRangeError).and.to.be.instanceOf(RangeError);
       expect(error).to.include({ option: 'namespace', received: '' });
-      expect((error as Error).message).to.include('`namespace`').and.to.include('non-empty');
+      expect((error as Error).message)
+        .to.include('`namespace`')
+        .and.to.include('non-empty');
     }
   });
 

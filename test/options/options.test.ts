@@ -1,6 +1,10 @@
 import { expect } from 'chai';
 import { InvalidOptionTypeError, RateLimiterStack, RollingRateLimiter, UnsupportedError } from '../../src/index.js';
-import { LIMITER_DEFAULTS as DEFAULT_OPTIONS, normalizeLimiterOptions as normalizeOptions, type RollingRateLimiterOptions } from '../../src/options/limiter-options.js';
+import {
+  LIMITER_DEFAULTS as DEFAULT_OPTIONS,
+  normalizeLimiterOptions as normalizeOptions,
+  type RollingRateLimiterOptions,
+} from '../../src/options/limiter-options.js';
 
 const valid = { interval: 1000, maxInInterval: 5 } as const;
 
@@ -70,7 +74,9 @@ describe('options', () => {
     it(`throws a RangeError naming \`${name}\` and the value for ${String(value)}`, () => {
       const error = thrownBy({ ...valid, [name]: value });
       expect(error).to.be.instanceOf(RangeError);
-      expect((error as Error).message).to.include(`\`${name}\``).and.to.include(String(value));
+      expect((error as Error).message)
+        .to.include(`\`${name}\``)
+        .and.to.include(String(value));
     });
   }
 
@@ -91,7 +97,11 @@ describe('options', () => {
         caught = error;
       }
       expect(caught).to.be.instanceOf(RangeError);
-      expect((caught as Error).message).to.include('`minDifference`').and.include('`interval`').and.include('2000').and.include('200');
+      expect((caught as Error).message)
+        .to.include('`minDifference`')
+        .and.include('`interval`')
+        .and.include('2000')
+        .and.include('200');
     }
     expect(new RollingRateLimiter({ interval: 200, maxInInterval: 3, minDifference: 200 }).minDifference, 'equal is fine').to.equal(200);
   });
@@ -130,14 +140,18 @@ describe('options', () => {
   it("refuses clock: 'redis' without a Redis client", () => {
     const error = thrownBy({ ...valid, clock: 'redis' });
     expect(error).to.be.instanceOf(UnsupportedError);
-    expect((error as Error).message).to.include("clock: 'redis'").and.to.include('client');
+    expect((error as Error).message)
+      .to.include("clock: 'redis'")
+      .and.to.include('client');
   });
 
   it('refuses useScript without a Redis client', () => {
     for (const useScript of [true, false]) {
       const error = thrownBy({ ...valid, useScript });
       expect(error).to.be.instanceOf(UnsupportedError);
-      expect((error as Error).message).to.include('`useScript`').and.to.include('client');
+      expect((error as Error).message)
+        .to.include('`useScript`')
+        .and.to.include('client');
     }
   });
 

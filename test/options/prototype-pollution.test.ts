@@ -105,7 +105,10 @@ describe('options read through a polluted Object.prototype', () => {
 
   it('ignores an inherited actionId in the options of one attempt', async () => {
     const limiter = new RollingRateLimiter({ ...rules, interval: 60_000 });
-    const { value, error } = await whilePolluted({ actionId: 'polluted' }, async () => [await limiter.limitWithInfo('u', {}), await limiter.limitWithInfo('u', {})]);
+    const { value, error } = await whilePolluted({ actionId: 'polluted' }, async () => [
+      await limiter.limitWithInfo('u', {}),
+      await limiter.limitWithInfo('u', {}),
+    ]);
     expect(error).to.equal(undefined);
     // An inherited action id would make the second attempt a retry of the first, answered as admitted.
     expect(value?.map((info) => [info.blocked, info.alreadyAdmitted])).to.deep.equal([
@@ -157,7 +160,9 @@ describe('options read through a polluted Object.prototype', () => {
 
   it('ignores inherited NestJS guard options', async () => {
     const expected = normalizeGuardOptions({});
-    const { value, error } = await whilePolluted({ namespace: 'polluted', clock: 'redis', onStoreError: 'allow', key: 'not a function' }, () => normalizeGuardOptions({}));
+    const { value, error } = await whilePolluted({ namespace: 'polluted', clock: 'redis', onStoreError: 'allow', key: 'not a function' }, () =>
+      normalizeGuardOptions({}),
+    );
     expect(error).to.equal(undefined);
     expect(value).to.deep.equal(expected);
   });

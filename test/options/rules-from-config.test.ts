@@ -103,17 +103,47 @@ describe('parseRule', () => {
 
   /** Each refusal: the data, the error class, the path it names, and a part of its message. */
   const refusals: [string, unknown, typeof InvalidOptionTypeError | typeof InvalidOptionRangeError, string, RegExp][] = [
-    ['a duration that does not read', { interval: 'soon', maxInInterval: 1 }, InvalidOptionTypeError, 'routes[2].limits[0].interval', /got `"soon"` \(string\)/],
+    [
+      'a duration that does not read',
+      { interval: 'soon', maxInInterval: 1 },
+      InvalidOptionTypeError,
+      'routes[2].limits[0].interval',
+      /got `"soon"` \(string\)/,
+    ],
     ['a missing interval', { maxInInterval: 1 }, InvalidOptionTypeError, 'routes[2].limits[0].interval', /got `undefined`/],
     ['a missing maxInInterval', { interval: '1s' }, InvalidOptionTypeError, 'routes[2].limits[0].maxInInterval', /got `undefined`/],
     ['maxInInterval as a string', { interval: '1s', maxInInterval: '10' }, InvalidOptionTypeError, 'routes[2].limits[0].maxInInterval', /an integer from 1/],
     ['maxInInterval 0', { interval: '1s', maxInInterval: 0 }, InvalidOptionRangeError, 'routes[2].limits[0].maxInInterval', /got `0` \(number\)/],
     ['an interval of 0', { interval: 0, maxInInterval: 1 }, InvalidOptionRangeError, 'routes[2].limits[0].interval', /from 1 to/],
-    ['a misspelt key', { interval: '1s', maxInInterval: 1, minDiference: '1s' }, InvalidOptionTypeError, 'routes[2].limits[0].minDiference', /Unknown key .*its keys are namespace, interval, maxInInterval, minDifference, countBlocked/],
-    ['a key inherited by JSON', JSON.parse('{ "interval": "1s", "maxInInterval": 1, "__proto__": { "countBlocked": false } }'), InvalidOptionTypeError, 'routes[2].limits[0].__proto__', /Unknown key/],
-    ['countBlocked as a string', { interval: '1s', maxInInterval: 1, countBlocked: 'no' }, InvalidOptionTypeError, 'routes[2].limits[0].countBlocked', /a boolean/],
+    [
+      'a misspelt key',
+      { interval: '1s', maxInInterval: 1, minDiference: '1s' },
+      InvalidOptionTypeError,
+      'routes[2].limits[0].minDiference',
+      /Unknown key .*its keys are namespace, interval, maxInInterval, minDifference, countBlocked/,
+    ],
+    [
+      'a key inherited by JSON',
+      JSON.parse('{ "interval": "1s", "maxInInterval": 1, "__proto__": { "countBlocked": false } }'),
+      InvalidOptionTypeError,
+      'routes[2].limits[0].__proto__',
+      /Unknown key/,
+    ],
+    [
+      'countBlocked as a string',
+      { interval: '1s', maxInInterval: 1, countBlocked: 'no' },
+      InvalidOptionTypeError,
+      'routes[2].limits[0].countBlocked',
+      /a boolean/,
+    ],
     ['an empty namespace', { interval: '1s', maxInInterval: 1, namespace: '' }, InvalidOptionRangeError, 'routes[2].limits[0].namespace', /non-empty string/],
-    ['a gap longer than the window', { interval: '1m', maxInInterval: 5, minDifference: '2m' }, InvalidOptionRangeError, 'routes[2].limits[0].minDifference', /at most `routes\[2\]\.limits\[0\]\.interval` \(60000 ms\), got `"2m"`/],
+    [
+      'a gap longer than the window',
+      { interval: '1m', maxInInterval: 5, minDifference: '2m' },
+      InvalidOptionRangeError,
+      'routes[2].limits[0].minDifference',
+      /at most `routes\[2\]\.limits\[0\]\.interval` \(60000 ms\), got `"2m"`/,
+    ],
     ['null', null, InvalidOptionTypeError, 'routes[2].limits[0]', /a limiter rule, an object with `interval` and `maxInInterval`, got `null`/],
     ['a list', [{ interval: '1s', maxInInterval: 1 }], InvalidOptionTypeError, 'routes[2].limits[0]', /got an array/],
     ['a string', '10 per minute', InvalidOptionTypeError, 'routes[2].limits[0]', /got `"10 per minute"`/],
@@ -124,7 +154,9 @@ describe('parseRule', () => {
       expect(error).to.be.instanceOf(errorClass);
       expect(isRateLimiterError(error)).to.equal(true);
       expect(error).to.have.property('option', path);
-      expect((error as Error).message).to.include(`\`${path}\``).and.to.match(message);
+      expect((error as Error).message)
+        .to.include(`\`${path}\``)
+        .and.to.match(message);
     });
   }
 
@@ -157,10 +189,20 @@ describe('parseRules', () => {
     expect(await stack.limit('a')).to.equal(false);
   });
 
-  it("names each rule by its place in the list: routes[2].limits[1].interval", () => {
-    const error = thrown(() => parseRules([{ interval: '1s', maxInInterval: 5 }, { interval: 'soon', maxInInterval: 5 }], 'routes[2].limits'));
+  it('names each rule by its place in the list: routes[2].limits[1].interval', () => {
+    const error = thrown(() =>
+      parseRules(
+        [
+          { interval: '1s', maxInInterval: 5 },
+          { interval: 'soon', maxInInterval: 5 },
+        ],
+        'routes[2].limits',
+      ),
+    );
     expect(error).to.be.instanceOf(InvalidOptionTypeError).and.to.have.property('option', 'routes[2].limits[1].interval');
-    expect((error as Error).message).to.include('`routes[2].limits[1].interval`').and.to.include('"soon"');
+    expect((error as Error).message)
+      .to.include('`routes[2].limits[1].interval`')
+      .and.to.include('"soon"');
   });
 
   it('refuses an empty list, a hole in one, something that is neither a list nor an object, and two tiers with one namespace', () => {

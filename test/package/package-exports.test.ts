@@ -85,7 +85,6 @@ import { createRequire } from 'node:module';
   });
 });
 
-
 describe('the exports map', () => {
   const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
     exports: Record<string, unknown>;

@@ -30,7 +30,7 @@ function tarballEntries(file: string): string[] {
   const tar = gunzipSync(readFileSync(file));
   const names: string[] = [];
   let paxPath: string | undefined;
-  for (let offset = 0; offset + 512 <= tar.length; ) {
+  for (let offset = 0; offset + 512 <= tar.length;) {
     const header = tar.subarray(offset, offset + 512);
     if (header.every((byte) => byte === 0)) break;
     const field = (start: number, length: number): string => header.toString('utf8', start, start + length).replace(/\0.*$/s, '');
@@ -217,7 +217,9 @@ describe('the packed package, installed in throwaway projects', function () {
   /** The type tests of test/types/public-api.ts, importing the installed package instead of src/. */
   function publicApiTypeTests(): string {
     const source = readFileSync(join(REPO, 'test/types/public-api.ts'), 'utf8');
-    const rewritten = source.replace("from '../../src/index.js'", "from 'rolling-window-limiter'").replace("from '../../src/http/express/express-middleware.js'", "from 'rolling-window-limiter/express'");
+    const rewritten = source
+      .replace("from '../../src/index.js'", "from 'rolling-window-limiter'")
+      .replace("from '../../src/http/express/express-middleware.js'", "from 'rolling-window-limiter/express'");
     expect(rewritten, 'both imports of test/types/public-api.ts are rewritten').to.not.match(/\.\.\/\.\.\/src\//);
     return rewritten;
   }
@@ -232,7 +234,14 @@ describe('the packed package, installed in throwaway projects', function () {
     const entries = tarballEntries(tarball);
     const outside = entries.filter((entry) => !entry.startsWith('package/dist/'));
     expect(outside).to.deep.equal(['package/CHANGELOG.md', 'package/LICENSE', 'package/README.md', 'package/package.json']);
-    const entryFiles = ['index', 'http/express/express-middleware', 'http/stores/express-rate-limit-store', 'http/stores/fastify-store', 'http/hono/hono-middleware', 'integrations/nestjs/index'];
+    const entryFiles = [
+      'index',
+      'http/express/express-middleware',
+      'http/stores/express-rate-limit-store',
+      'http/stores/fastify-store',
+      'http/hono/hono-middleware',
+      'integrations/nestjs/index',
+    ];
     for (const file of entryFiles.flatMap((entry) => [`${entry}.js`, `${entry}.d.ts`])) {
       expect(entries, `dist/esm/${file}`).to.include(`package/dist/esm/${file}`);
       expect(entries, `dist/cjs/${file}`).to.include(`package/dist/cjs/${file}`);
@@ -258,18 +267,26 @@ describe('the packed package, installed in throwaway projects', function () {
       return directory;
     };
     const started = {
-      cjs: project('cjs-consumer', { type: 'commonjs' }, {
-        'index.js': consumerScript(
-          "const http = require('node:http');\nconst { RollingRateLimiter, isRateLimiterError } = require('rolling-window-limiter');\nconst { rateLimit } = require('rolling-window-limiter/express');\n" +
-            "const { RollingWindowStore } = require('rolling-window-limiter/express-rate-limit');\nconst { rollingWindowStore } = require('rolling-window-limiter/fastify');\nconst { rateLimit: honoRateLimit } = require('rolling-window-limiter/hono');",
-        ),
-      }),
-      esm: project('esm-consumer', { type: 'module' }, {
-        'index.js': consumerScript(
-          "import http from 'node:http';\nimport { RollingRateLimiter, isRateLimiterError } from 'rolling-window-limiter';\nimport { rateLimit } from 'rolling-window-limiter/express';\n" +
-            "import { RollingWindowStore } from 'rolling-window-limiter/express-rate-limit';\nimport { rollingWindowStore } from 'rolling-window-limiter/fastify';\nimport { rateLimit as honoRateLimit } from 'rolling-window-limiter/hono';",
-        ),
-      }),
+      cjs: project(
+        'cjs-consumer',
+        { type: 'commonjs' },
+        {
+          'index.js': consumerScript(
+            "const http = require('node:http');\nconst { RollingRateLimiter, isRateLimiterError } = require('rolling-window-limiter');\nconst { rateLimit } = require('rolling-window-limiter/express');\n" +
+              "const { RollingWindowStore } = require('rolling-window-limiter/express-rate-limit');\nconst { rollingWindowStore } = require('rolling-window-limiter/fastify');\nconst { rateLimit: honoRateLimit } = require('rolling-window-limiter/hono');",
+          ),
+        },
+      ),
+      esm: project(
+        'esm-consumer',
+        { type: 'module' },
+        {
+          'index.js': consumerScript(
+            "import http from 'node:http';\nimport { RollingRateLimiter, isRateLimiterError } from 'rolling-window-limiter';\nimport { rateLimit } from 'rolling-window-limiter/express';\n" +
+              "import { RollingWindowStore } from 'rolling-window-limiter/express-rate-limit';\nimport { rollingWindowStore } from 'rolling-window-limiter/fastify';\nimport { rateLimit as honoRateLimit } from 'rolling-window-limiter/hono';",
+          ),
+        },
+      ),
       node16: compiled(
         project(
           'ts-node16-consumer',
@@ -326,14 +343,24 @@ describe('the packed package, installed in throwaway projects', function () {
 
   it('type-checks and runs in TypeScript with moduleResolution node16 (ESM and a .cts file)', async () => {
     const directory = await setup('node16');
-    const main = JSON.parse(await run(process.execPath, ['out/main.js'], directory)) as { blocked: boolean; stackBlocked: boolean; tiers: number; headers: Record<string, string> };
+    const main = JSON.parse(await run(process.execPath, ['out/main.js'], directory)) as {
+      blocked: boolean;
+      stackBlocked: boolean;
+      tiers: number;
+      headers: Record<string, string>;
+    };
     expect(main).to.deep.include({ blocked: false, stackBlocked: false, tiers: 2, hono: [200, 429] });
     expect(main.headers['RateLimit-Policy']).to.equal('"minute";q=2;w=60, "3s";q=1;w=3');
     expect(JSON.parse(await run(process.execPath, ['out/legacy.cjs'], directory))).to.deep.equal({ blocked: false, middleware: 'function', guard: false });
   });
 
   it('type-checks and runs in TypeScript with moduleResolution node (node10), through typesVersions', async () => {
-    expect(JSON.parse(await run(process.execPath, ['out/main.js'], await setup('node10')))).to.deep.equal({ middleware: 'function', prefix: 'x:', fastify: 'function', hono: 'function' });
+    expect(JSON.parse(await run(process.execPath, ['out/main.js'], await setup('node10')))).to.deep.equal({
+      middleware: 'function',
+      prefix: 'x:',
+      fastify: 'function',
+      hono: 'function',
+    });
   });
 
   it('type-checks and runs in TypeScript with moduleResolution bundler', async () => {

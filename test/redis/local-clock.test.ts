@@ -32,7 +32,9 @@ describe("the 'local' clock's scores on real Redis", function () {
       for (let i = 0; i < 10; i += 1) if (!(await limiter.limit('shared'))) admitted += 1;
       const wallEndUs = (Date.now() + 1) * 1000;
       const scores = (await client.zrange(new KeyBuilder(namespace).keyFor('shared'), 0, -1, 'WITHSCORES')).filter((_, i) => i % 2 === 1).map(Number);
-      console.log(`      countBlocked ${String(countBlocked)}: ${admitted} of 10 admitted; newest score ${wallEndUs - 1 - Math.max(...scores)} µs before the wall clock's millisecond ends`);
+      console.log(
+        `      countBlocked ${String(countBlocked)}: ${admitted} of 10 admitted; newest score ${wallEndUs - 1 - Math.max(...scores)} µs before the wall clock's millisecond ends`,
+      );
       expect(admitted).to.equal(5);
       expect(scores).to.have.length(5);
       for (const score of scores) expect(score, 'a score in the future').to.be.below(wallEndUs);

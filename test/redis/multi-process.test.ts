@@ -85,10 +85,12 @@ function runOn(worker: Worker, round: HammerRound): Promise<number> {
       worker.pending.delete(round.round);
       reject(new Error(`worker ${worker.child.pid} did not answer round ${round.round} within ${REPLY_TIMEOUT_MS} ms`));
     }, REPLY_TIMEOUT_MS);
-    const settle = <T>(fn: (value: T) => void) => (value: T): void => {
-      clearTimeout(timer);
-      fn(value);
-    };
+    const settle =
+      <T>(fn: (value: T) => void) =>
+      (value: T): void => {
+        clearTimeout(timer);
+        fn(value);
+      };
     worker.pending.set(round.round, { resolve: settle(resolve), reject: settle(reject) });
     const request: HammerRequest = round;
     worker.child.send(request);
@@ -239,7 +241,9 @@ describe('many processes hammering one id on real Redis', function () {
   it('admits exactly 20 through the same stack with batch: true', async function () {
     this.timeout(60_000);
     const results = await stackRounds(false, true);
-    report(`stack A 20 + B 50, batch: true: admitted ${describeAdmitted(results.map((r) => r.admitted))}, tier B holds ${describeAdmitted(results.map((r) => r.zcardB))}`);
+    report(
+      `stack A 20 + B 50, batch: true: admitted ${describeAdmitted(results.map((r) => r.admitted))}, tier B holds ${describeAdmitted(results.map((r) => r.zcardB))}`,
+    );
     expect(results).to.deep.equal(Array<StackRound>(ROUNDS).fill({ admitted: 20, zcardA: 20, zcardB: 20 }));
   });
 

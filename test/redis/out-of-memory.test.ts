@@ -84,7 +84,14 @@ describe('a Redis at its maxmemory under noeviction', function () {
     {
       name: 'node-redis 5, one limiter with countBlocked: false',
       build: () =>
-        new RollingRateLimiter({ client: nodeRedis, namespace: namespaces.next(), interval: 60_000, maxInInterval: MAX, countBlocked: false, circuitBreaker: breaker }),
+        new RollingRateLimiter({
+          client: nodeRedis,
+          namespace: namespaces.next(),
+          interval: 60_000,
+          maxInInterval: MAX,
+          countBlocked: false,
+          circuitBreaker: breaker,
+        }),
     },
   ];
   const limiters = new Map<string, Limiter>();
@@ -123,10 +130,15 @@ describe('a Redis at its maxmemory under noeviction', function () {
 
   it('refuses a MULTI of reads and deletes alone with EXECABORT, and runs a script without flags that only reads and deletes', async () => {
     const key = `${namespaces.next()}:probe`;
-    const multi = await admin.multi().zcount(key, '-inf', '+inf').del(key).exec().then(
-      () => 'ran',
-      (error: Error) => error.message,
-    );
+    const multi = await admin
+      .multi()
+      .zcount(key, '-inf', '+inf')
+      .del(key)
+      .exec()
+      .then(
+        () => 'ran',
+        (error: Error) => error.message,
+      );
     expect(multi).to.match(/^EXECABORT /);
     expect(await admin.eval("redis.call('ZCOUNT', KEYS[1], '-inf', '+inf') return redis.call('DEL', KEYS[1])", 1, key)).to.equal(0);
   });
@@ -155,7 +167,14 @@ describe('a Redis at its maxmemory under noeviction', function () {
 
   describe('useScript: false (the MULTI path)', () => {
     it('still fails its dry runs, undo and clear with EXECABORT: a MULTI is all it has', async () => {
-      const limiter = new RollingRateLimiter({ client: ioredis, namespace: namespaces.next(), interval: 60_000, maxInInterval: MAX, useScript: false, circuitBreaker: false });
+      const limiter = new RollingRateLimiter({
+        client: ioredis,
+        namespace: namespaces.next(),
+        interval: 60_000,
+        maxInInterval: MAX,
+        useScript: false,
+        circuitBreaker: false,
+      });
       for (const call of [() => limiter.wouldLimit(ID), () => limiter.undo(ID, ACTION), () => limiter.clear(ID)]) {
         const error = await call().then(
           () => undefined,

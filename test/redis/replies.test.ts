@@ -20,7 +20,15 @@ describe('Redis reply readers', () => {
       { member: 'b', score: 1763700000000123 },
     ];
     expect(readScoredMembers(['a', '1', 'b', '1763700000000123'], 'ZRANGE')).to.deep.equal(expected);
-    expect(readScoredMembers([['a', 1], ['b', 1763700000000123]], 'ZRANGE')).to.deep.equal(expected);
+    expect(
+      readScoredMembers(
+        [
+          ['a', 1],
+          ['b', 1763700000000123],
+        ],
+        'ZRANGE',
+      ),
+    ).to.deep.equal(expected);
     expect(readScoredMembers([], 'ZRANGE')).to.deep.equal([]);
   });
 

@@ -108,9 +108,11 @@ describe('the check of the Redis server at the first call', function () {
     await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
     const client = newClient();
     const adapter = adapterFor(client) as Required<RedisAdapter>;
-    const sent = sandbox.stub(adapter, 'serverCommand').callsFake((command) =>
-      command[0] === 'config' ? Promise.reject(new Error("ERR unknown command 'config'")) : client.call(...(command as [string, ...string[]])),
-    );
+    const sent = sandbox
+      .stub(adapter, 'serverCommand')
+      .callsFake((command) =>
+        command[0] === 'config' ? Promise.reject(new Error("ERR unknown command 'config'")) : client.call(...(command as [string, ...string[]])),
+      );
     await decided(client);
     expect(sent.getCalls().map((call) => call.args[0][0])).to.deep.equal(['config', 'info']);
     expect(warnedCodes()).to.deep.equal([CODE]);
@@ -200,7 +202,10 @@ describe('the check of a Redis Cluster at the first call', function () {
         expect(emitWarning.callCount).to.equal(1);
         const [message, options] = emitWarning.firstCall.args as [string, { code: string }];
         expect(options.code).to.equal(CODE);
-        expect(message).to.match(/^A node of the Redis Cluster /).and.to.include('maxmemory-policy volatile-lru').and.to.include('every node');
+        expect(message)
+          .to.match(/^A node of the Redis Cluster /)
+          .and.to.include('maxmemory-policy volatile-lru')
+          .and.to.include('every node');
       } finally {
         await connected.close();
       }
@@ -226,6 +231,7 @@ describe('reading maxmemory-policy from a reply', () => {
   }
 
   it('finds none in a reply that has none', () => {
-    for (const reply of [[], {}, 'OK', null, 42, ['maxmemory-policy'], '# Memory\r\nused_memory:1\r\n']) expect(policyIn(reply), JSON.stringify(reply)).to.equal(undefined);
+    for (const reply of [[], {}, 'OK', null, 42, ['maxmemory-policy'], '# Memory\r\nused_memory:1\r\n'])
+      expect(policyIn(reply), JSON.stringify(reply)).to.equal(undefined);
   });
 });

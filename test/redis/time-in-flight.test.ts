@@ -62,7 +62,7 @@ describe('time in flight: calls that reach Redis late or out of stamp order', fu
       await connect().call('CLIENT', 'PAUSE', '1500', 'ALL');
       const stalled = await limiter.limitWithInfo('user');
       const [admittedAt, stalledAt] = stamps as [number, number];
-      expect(stalledAt - admittedAt, 'the second attempt is stamped inside the first one\'s window').to.be.below(1_000_000);
+      expect(stalledAt - admittedAt, "the second attempt is stamped inside the first one's window").to.be.below(1_000_000);
       expect(stalled).to.include({ blocked: true, blockedDueToCount: true });
     });
 

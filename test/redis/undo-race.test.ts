@@ -51,7 +51,16 @@ describe('undo and retries racing across processes on real Redis', function () {
   /** Starts the processes, lets them go together once all are connected, and collects their results. */
   async function race(namespace: string, batch: boolean): Promise<UndoRaceResult[]> {
     const url = connection.url;
-    const args = (worker: number): string[] => [url, namespace, ID, String(worker), batch ? 'batch' : 'single', String(CYCLES), String(INTERVAL_MS), String(MAX)];
+    const args = (worker: number): string[] => [
+      url,
+      namespace,
+      ID,
+      String(worker),
+      batch ? 'batch' : 'single',
+      String(CYCLES),
+      String(INTERVAL_MS),
+      String(MAX),
+    ];
     const children: Child[] = Array.from({ length: PROCESSES }, (_, worker) => startChild('undo-race-worker.ts', args(worker), WORKER_LIMIT_MS));
     try {
       const ready = await Promise.all(children.map((child) => child.nextLine()));
@@ -88,7 +97,10 @@ describe('undo and retries racing across processes on real Redis', function () {
           `${admissions.length} (busiest window ${busiest}), the key holds ${inKey.size}`,
       );
       expect(busiest, 'admitted and not undone in one window').to.be.at.most(MAX);
-      expect(admissions.filter(([actionId]) => actionId.endsWith('#again')), 'admitted twice').to.deep.equal([]);
+      expect(
+        admissions.filter(([actionId]) => actionId.endsWith('#again')),
+        'admitted twice',
+      ).to.deep.equal([]);
       expect(sum('undoMissed'), 'undos of an admitted action that found nothing').to.equal(0);
       expect(new Map(admissions), 'the key holds exactly the admitted actions not undone, at their decision times').to.deep.equal(inKey);
       await connection.client.del(key, `${key}:a`);

@@ -21,10 +21,12 @@ interface ControlledStore {
 async function timed<T>(clock: sinon.SinonFakeTimers, promise: Promise<T>): Promise<{ value: unknown; ms: number }> {
   const started = clock.now;
   let done = false;
-  const settled = promise.then(
-    (value) => ({ value }),
-    (error: unknown) => ({ value: error }),
-  ).finally(() => (done = true));
+  const settled = promise
+    .then(
+      (value) => ({ value }),
+      (error: unknown) => ({ value: error }),
+    )
+    .finally(() => (done = true));
   await clock.tickAsync(0);
   while (!done) await clock.tickAsync(1);
   return { ...(await settled), ms: clock.now - started };
@@ -56,7 +58,13 @@ describe('the circuit breaker in limiters and stacks', () => {
   });
 
   it("opens after failureThreshold timeouts; then calls are decided at once by 'allow', marked circuit-open", async () => {
-    const limiter = limiterOn({ interval: 1000, maxInInterval: 5, timeout: 50, onStoreError: 'allow', circuitBreaker: { failureThreshold: 3, cooldownMs: 1000 } });
+    const limiter = limiterOn({
+      interval: 1000,
+      maxInInterval: 5,
+      timeout: 50,
+      onStoreError: 'allow',
+      circuitBreaker: { failureThreshold: 3, cooldownMs: 1000 },
+    });
     const store = controlStore();
     for (let i = 0; i < 3; i += 1) {
       const { value, ms } = await timed(clock, limiter.limitWithInfo('u'));
@@ -81,7 +89,13 @@ describe('the circuit breaker in limiters and stacks', () => {
   });
 
   it('lets one call probe after cooldownMs: a failed probe opens it again, a good one closes it', async () => {
-    const limiter = limiterOn({ interval: 1000, maxInInterval: 5, timeout: 50, onStoreError: 'block', circuitBreaker: { failureThreshold: 1, cooldownMs: 1000 } });
+    const limiter = limiterOn({
+      interval: 1000,
+      maxInInterval: 5,
+      timeout: 50,
+      onStoreError: 'block',
+      circuitBreaker: { failureThreshold: 1, cooldownMs: 1000 },
+    });
     const store = controlStore();
     await timed(clock, limiter.limit('u')); // opens
     await clock.tickAsync(1000);
@@ -110,7 +124,10 @@ describe('the circuit breaker in limiters and stacks', () => {
     controlStore();
     for (let i = 0; i < 2; i += 1) expect((await timed(clock, stack.limit('u'))).ms).to.equal(50);
     expect((await timed(clock, stack.limit('u'))).ms).to.equal(0);
-    expect(() => new RollingRateLimiter({ interval: 1000, maxInInterval: 5, circuitBreaker: { failureThreshold: 0 } })).to.throw(RangeError, /circuitBreaker\.failureThreshold/);
+    expect(() => new RollingRateLimiter({ interval: 1000, maxInInterval: 5, circuitBreaker: { failureThreshold: 0 } })).to.throw(
+      RangeError,
+      /circuitBreaker\.failureThreshold/,
+    );
     expect(() => new RateLimiterStack([tier], { circuitBreaker: 'on' as never })).to.throw(TypeError, /circuitBreaker/);
   });
 });

@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import sinon from 'sinon';
-import {CircuitBreaker, DEFAULT_CIRCUIT_BREAKER, type CircuitStateChange, type NormalizedCircuitBreakerOptions} from '../../src/resilience/circuit-breaker.js';
+import {
+  CircuitBreaker,
+  DEFAULT_CIRCUIT_BREAKER,
+  type CircuitStateChange,
+  type NormalizedCircuitBreakerOptions,
+} from '../../src/resilience/circuit-breaker.js';
 import { circuitBreakerOption as normalizeCircuitBreakerOption } from '../../src/options/circuit-breaker-options.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError, StoreError, TimeoutError, isRateLimiterError } from '../../src/index.js';
 

@@ -52,7 +52,9 @@ describe('under Bun', function () {
     expect(line, `the runner's closing line, in:\n${output.slice(-3000)}`).to.be.a('string');
     const result = JSON.parse((line as string).slice('RESULT '.length)) as BunResult;
     expect(result.runtime).to.equal(`bun ${binary.version}`);
-    expect(result.library, 'the library came from the installed package').to.equal(join(directory, 'node_modules', 'rolling-window-limiter', 'dist', 'esm', 'index.js'));
+    expect(result.library, 'the library came from the installed package').to.equal(
+      join(directory, 'node_modules', 'rolling-window-limiter', 'dist', 'esm', 'index.js'),
+    );
     expect(result).to.include({ failures: 0, pending: 0 });
     expect(result.passes).to.be.above(300);
     expect(result.suites).to.include.members([
@@ -114,7 +116,10 @@ function describeHonoOnBun(project: () => RuntimeProject): void {
         [
           startServer<Ports>('A', startChild('../runtimes/bun/hono-server.ts', args, CHILD_LIMIT_MS, onBun)),
           startServer<Ports>('B', startChild('../runtimes/bun/hono-server.ts', args, CHILD_LIMIT_MS, onBun)),
-          startServer<Ports>('Node', startChild('../http/hono/hono-servers.ts', [redis.url, `${namespace}-node`, String(WINDOW_MS), String(LIMIT)], CHILD_LIMIT_MS)),
+          startServer<Ports>(
+            'Node',
+            startChild('../http/hono/hono-servers.ts', [redis.url, `${namespace}-node`, String(WINDOW_MS), String(LIMIT)], CHILD_LIMIT_MS),
+          ),
         ],
         servers,
       );
@@ -152,7 +157,10 @@ function describeHonoOnBun(project: () => RuntimeProject): void {
         const answer = (seen: Seen): Seen => (seen.status === 200 ? { ...seen, contentType: null } : seen);
         expect(answer(onBun), `as on Node, ${server.name} at ${atMs} ms`).to.deep.equal(answer(onNode));
       }
-      expect(blocked.map((seen) => seen.headers['Retry-After']), 'waits: 1 µs, then 2 s twice, rounded up').to.deep.equal(['1', '2', '2']);
+      expect(
+        blocked.map((seen) => seen.headers['Retry-After']),
+        'waits: 1 µs, then 2 s twice, rounded up',
+      ).to.deep.equal(['1', '2', '2']);
       expect(blocked[1]?.headers).to.deep.equal({ 'RateLimit-Policy': '"api";q=3;w=4', RateLimit: '"api";r=0;t=2', 'Retry-After': '2' });
       expect(JSON.parse(blocked[1]?.body ?? '')).to.deep.equal({ error: 'rate_limited', retryAfterSeconds: 2 });
       // The store holds the admitted requests only (countBlocked: false), at the clock's times, under the client IP:

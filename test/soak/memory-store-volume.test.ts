@@ -37,11 +37,14 @@ describe('MemoryStore', () => {
       const store = new MemoryStore();
       const tier = { key: 'one', rule: { ...rule, intervalUs: 60_000_000 }, store };
       let now = 1_000_000_000;
-      const grown = await heapGrowth(async (i) => {
-        await store.attempt([tier], (now += 1), forget === 'undo' ? `a${i}` : undefined);
-        if (forget === 'clear') await store.clear(['one']);
-        else await store.undo(['one'], `a${i}`);
-      }, { warmup: 10_000, cycles: 300_000 });
+      const grown = await heapGrowth(
+        async (i) => {
+          await store.attempt([tier], (now += 1), forget === 'undo' ? `a${i}` : undefined);
+          if (forget === 'clear') await store.clear(['one']);
+          else await store.undo(['one'], `a${i}`);
+        },
+        { warmup: 10_000, cycles: 300_000 },
+      );
       expect(grown, `heap grew by ${Math.round(grown / 1e6)} MB`).to.be.below(8_000_000);
       expect(store.size).to.equal(1);
     });

@@ -55,7 +55,12 @@ export async function connectIORedis(url: string, options: RedisOptions = {}, na
     client,
     errors,
     describe: () => `status ${client.status}; ${describeErrors(errors)}`,
-    ping: (timeoutMs) => within(client.ping().then((reply) => reply === 'PONG'), timeoutMs, false),
+    ping: (timeoutMs) =>
+      within(
+        client.ping().then((reply) => reply === 'PONG'),
+        timeoutMs,
+        false,
+      ),
     close: async () => client.disconnect(),
   };
   // Wait for 'ready' rather than queue a PING: with `enableOfflineQueue: false` a command before it fails at once.
@@ -82,7 +87,12 @@ export async function connectNodeRedis5(url: string, options: NodeRedis5Options 
     client,
     errors,
     describe: () => `isOpen ${client.isOpen}, isReady ${client.isReady}; ${describeErrors(errors)}`,
-    ping: (timeoutMs) => within(client.ping().then((reply) => reply === 'PONG'), timeoutMs, false),
+    ping: (timeoutMs) =>
+      within(
+        client.ping().then((reply) => reply === 'PONG'),
+        timeoutMs,
+        false,
+      ),
     close: async () => {
       if (client.isOpen) client.destroy();
     },
@@ -90,10 +100,7 @@ export async function connectNodeRedis5(url: string, options: NodeRedis5Options 
 }
 
 /** How a call settled, and after how long. */
-export type Settled<T> = { readonly ms: number } & (
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly error: unknown }
-);
+export type Settled<T> = { readonly ms: number } & ({ readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown });
 
 /** Runs `call` and measures the time until it settles, with `performance.now()`. */
 export async function settle<T>(call: () => Promise<T>): Promise<Settled<T>> {

@@ -50,8 +50,7 @@ class CountingFallback implements FallbackLimiter {
 
 /** An object that passes for an ioredis client and fails every command `lateMs` after it was sent. */
 function lateFailingClient(lateMs: number): object {
-  const failLate = (): Promise<never> =>
-    new Promise((_, reject) => setTimeout(() => reject(new Error('Connection is closed.')), lateMs));
+  const failLate = (): Promise<never> => new Promise((_, reject) => setTimeout(() => reject(new Error('Connection is closed.')), lateMs));
   return { isCluster: false, multi: () => ({ exec: failLate }), pipeline: () => undefined, evalsha: failLate, eval: failLate };
 }
 
@@ -166,7 +165,14 @@ async function redisMode(url: string): Promise<object> {
   const fallbacks = POLICIES.map(() => new CountingFallback());
   const limiters = POLICIES.map(
     (policy, i) =>
-      new RollingRateLimiter({ client, namespace: `${namespace}:${policy}`, interval: 60_000, maxInInterval: 5, timeout: 200, onStoreError: policy === 'fallback' ? (fallbacks[i] as CountingFallback) : policy }),
+      new RollingRateLimiter({
+        client,
+        namespace: `${namespace}:${policy}`,
+        interval: 60_000,
+        maxInInterval: 5,
+        timeout: 200,
+        onStoreError: policy === 'fallback' ? (fallbacks[i] as CountingFallback) : policy,
+      }),
   );
   const before = await Promise.all(limiters.map((limiter) => outcomeOf(() => limiter.limit('user'))));
   process.stdout.write('ready\n');

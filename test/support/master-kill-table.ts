@@ -13,9 +13,15 @@ const clients = CLUSTER_CLIENTS.filter((kind) => kind.name !== 'node-redis 4 cre
 const requireFullCoverage = !process.argv.includes('--no-full-coverage');
 const cluster = await startRedisCluster({ replicasPerMaster: 1, nodeTimeoutMs: 3_000, requireFullCoverage });
 const describe = (side: SideCount): string =>
-  `${side.failed} of ${side.calls} failed${side.failed === 0 ? '' : ` (${Object.entries(side.byError).map(([code, n]) => `${code} ×${n}`).join(', ')})`}`;
+  `${side.failed} of ${side.calls} failed${
+    side.failed === 0
+      ? ''
+      : ` (${Object.entries(side.byError)
+          .map(([code, n]) => `${code} ×${n}`)
+          .join(', ')})`
+  }`;
 try {
-  console.log('| client | batch | healthy masters\' ids | killed master\'s ids | last failure after promotion |');
+  console.log("| client | batch | healthy masters' ids | killed master's ids | last failure after promotion |");
   console.log('| --- | --- | --- | --- | --- |');
   for (const kind of clients) {
     for (const batch of [false, true]) {

@@ -88,7 +88,8 @@ export async function killMasterUnderLoad(cluster: RedisClusterHandle, clientKin
 
   const connected = await clientKind.connect(cluster);
   const limiters = options.batches.map(
-    (batch) => new RollingRateLimiter({ client: connected.client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 1_000_000, timeout: timeoutMs, batch }),
+    (batch) =>
+      new RollingRateLimiter({ client: connected.client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 1_000_000, timeout: timeoutMs, batch }),
   );
   const calls: Call[] = [];
   let killedAt = performance.now();
@@ -148,7 +149,13 @@ export async function killMasterUnderLoad(cluster: RedisClusterHandle, clientKin
 const BREAKER_COOLDOWN_MS = 1_000;
 
 const describeSide = (side: SideCount): string =>
-  `${side.failed} of ${side.calls} failed${side.failed === 0 ? '' : ` (${Object.entries(side.byError).map(([code, n]) => `${code} ×${n}`).join(', ')})`}`;
+  `${side.failed} of ${side.calls} failed${
+    side.failed === 0
+      ? ''
+      : ` (${Object.entries(side.byError)
+          .map(([code, n]) => `${code} ×${n}`)
+          .join(', ')})`
+  }`;
 
 /**
  * Prints what each limiter of a kill went through, and checks that the failure
@@ -172,7 +179,7 @@ export function expectOneMasterFailed(clientName: string, report: MasterKillRepo
       BREAKER_COOLDOWN_MS + 1_500,
     );
     // The open circuit is the killed master's, and says so.
-    for (const message of dead.circuitMessages) expect(message, 'a CIRCUIT_OPEN message on the killed master\'s ids').to.include(report.victim);
+    for (const message of dead.circuitMessages) expect(message, "a CIRCUIT_OPEN message on the killed master's ids").to.include(report.victim);
   }
 }
 

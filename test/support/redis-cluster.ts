@@ -229,12 +229,18 @@ async function startClusterNode(dir: string, index: number, nodeTimeoutMs: numbe
     try {
       return await startRedisServer({
         extraArgs: [
-          '--cluster-enabled', 'yes',
-          '--cluster-config-file', join(dir, `nodes-${index}-${attempt}.conf`),
-          '--cluster-port', String(busPort),
-          '--cluster-node-timeout', String(nodeTimeoutMs),
-          '--cluster-require-full-coverage', requireFullCoverage ? 'yes' : 'no',
-          '--dir', dir,
+          '--cluster-enabled',
+          'yes',
+          '--cluster-config-file',
+          join(dir, `nodes-${index}-${attempt}.conf`),
+          '--cluster-port',
+          String(busPort),
+          '--cluster-node-timeout',
+          String(nodeTimeoutMs),
+          '--cluster-require-full-coverage',
+          requireFullCoverage ? 'yes' : 'no',
+          '--dir',
+          dir,
         ],
       });
     } catch (error) {
@@ -338,20 +344,22 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
   };
 
   try {
-    const outcomes = await Promise.allSettled(Array.from({ length: masters * (1 + replicas) }, (_, i) => startClusterNode(dir, i, nodeTimeoutMs, options.requireFullCoverage ?? true)));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: masters * (1 + replicas) }, (_, i) => startClusterNode(dir, i, nodeTimeoutMs, options.requireFullCoverage ?? true)),
+    );
     for (const outcome of outcomes) if (outcome.status === 'fulfilled') started.push(outcome.value);
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure) throw failure.reason;
 
     const addresses = started.map((server) => `${server.host}:${server.port}`);
-    const created = await runRedisCli(
-      ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'],
-      CREATE_TIMEOUT_MS,
-    );
+    const created = await runRedisCli(['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], CREATE_TIMEOUT_MS);
     if (created.code !== 0) {
       throw new Error(`redis-cli --cluster create ${addresses.join(' ')} failed (code ${created.code}):\n${created.output}`);
     }
-    await waitUntilClusterReady(started.map((server) => server.url), masters);
+    await waitUntilClusterReady(
+      started.map((server) => server.url),
+      masters,
+    );
   } catch (error) {
     await stop().catch(() => {});
     throw error;
@@ -382,7 +390,10 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
 export async function useRedisCluster(): Promise<RedisClusterHandle> {
   const external = process.env.REDIS_CLUSTER_URLS;
   if (external === undefined || external.trim() === '') return startRedisCluster();
-  const urls = external.split(',').map((url) => url.trim()).filter((url) => url !== '');
+  const urls = external
+    .split(',')
+    .map((url) => url.trim())
+    .filter((url) => url !== '');
   const rootNodes = urls.map(hostPort);
   return {
     nodes: rootNodes.map((node) => ({ ...node, pid: undefined })),

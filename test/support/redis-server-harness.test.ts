@@ -85,7 +85,9 @@ describe('redis-server test harness', () => {
   it('stop() kills the process, and a second stop() is fine', async () => {
     const pid = server.pid as number;
     await server.stop();
-    expect(() => process.kill(pid, 0)).to.throw().with.property('code', 'ESRCH');
+    expect(() => process.kill(pid, 0))
+      .to.throw()
+      .with.property('code', 'ESRCH');
     await server.stop();
     expect(await answersPing(server.host, server.port, PAUSED_PING_TIMEOUT_MS)).to.equal(false);
   });

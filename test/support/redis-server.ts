@@ -90,15 +90,7 @@ class PortTakenError extends Error {}
 
 /** The redis-server command line: loopback only, no persistence, in the foreground. */
 export function redisServerArgs(port: number, extraArgs: readonly string[] = []): string[] {
-  return [
-    '--port', String(port),
-    '--bind', LOOPBACK_HOST,
-    '--save', '',
-    '--appendonly', 'no',
-    '--daemonize', 'no',
-    '--protected-mode', 'yes',
-    ...extraArgs,
-  ];
+  return ['--port', String(port), '--bind', LOOPBACK_HOST, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--protected-mode', 'yes', ...extraArgs];
 }
 
 function hasExited(child: ChildProcess): boolean {

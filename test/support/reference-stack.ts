@@ -194,7 +194,13 @@ export class ReferenceStack {
 }
 
 /** Steps 6 and 7 on S' (`after`), with the verdict of steps 2 to 4. */
-function describe(rules: ReferenceTierRules, t: number, after: readonly ReferenceRecord[], blockedDueToCount: boolean, blockedDueToMinDifference: boolean): ReferenceTierInfo {
+function describe(
+  rules: ReferenceTierRules,
+  t: number,
+  after: readonly ReferenceRecord[],
+  blockedDueToCount: boolean,
+  blockedDueToMinDifference: boolean,
+): ReferenceTierInfo {
   const interval = rules.intervalMs * 1000;
   const minDifference = rules.minDifferenceMs * 1000;
   const max = rules.maxInInterval;

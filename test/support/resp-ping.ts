@@ -21,10 +21,7 @@ export function sendPing(host: string, port: number, timeoutMs: number): Promise
       socket.destroy();
       outcome();
     };
-    const timer = setTimeout(
-      () => finish(() => reject(new Error(`no PING reply from ${host}:${port} within ${timeoutMs} ms`))),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => finish(() => reject(new Error(`no PING reply from ${host}:${port} within ${timeoutMs} ms`))), timeoutMs);
     socket.setEncoding('utf8');
     socket.once('connect', () => socket.write(PING_COMMAND));
     socket.on('data', (chunk: string) => {

@@ -33,7 +33,9 @@ export function runtimeBinary(runtime: keyof typeof BINARIES): RuntimeBinary {
     const version = execFileSync(path, ['--version'], { encoding: 'utf8', timeout: 30_000 }).split('\n')[0]?.trim() ?? '';
     return { path, version };
   } catch (error) {
-    throw new Error(`The ${runtime} binary at ${path} does not run (${(error as Error).message.split('\n')[0]}); it may be the package's placeholder: ${fix}`, { cause: error });
+    throw new Error(`The ${runtime} binary at ${path} does not run (${(error as Error).message.split('\n')[0]}); it may be the package's placeholder: ${fix}`, {
+      cause: error,
+    });
   }
 }
 

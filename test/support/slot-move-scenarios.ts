@@ -138,7 +138,13 @@ export function describeSlotMoves(clientKinds: readonly ClusterClientKind[]): vo
           const [id] = idsInSlot(slot, 1) as [string];
           const namespace = namespaces.next('ops');
           const limiter = new RollingRateLimiter({ client: client(), namespace, interval: 60_000, maxInInterval: 5 });
-          const decideFirst = new RollingRateLimiter({ client: client(), namespace: `${namespace}:cbf`, interval: 60_000, maxInInterval: 5, countBlocked: false });
+          const decideFirst = new RollingRateLimiter({
+            client: client(),
+            namespace: `${namespace}:cbf`,
+            interval: 60_000,
+            maxInInterval: 5,
+            countBlocked: false,
+          });
           const stack = new RateLimiterStack([
             new RollingRateLimiter({ client: client(), namespace: `${namespace}:a`, interval: 60_000, maxInInterval: 5 }),
             new RollingRateLimiter({ client: client(), namespace: `${namespace}:b`, interval: 1_000, maxInInterval: 5 }),

@@ -119,7 +119,16 @@ export function stacks(stack: RateLimiterStack): void {
   assertType<Equal<StackRateLimitInfo['tiers'], readonly TierRateLimitInfo[]>>();
   assertType<Equal<typeof stack.limiters, readonly RollingRateLimiter[]>>();
   void stack.limitWithInfo('user').then((result) => result.tiers.map((tier) => tier.namespace));
-  const tier: TierRateLimitInfo = { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false, actionsRemaining: 1, millisecondsUntilAllowed: 0, namespace: 'n', interval: 1, maxInInterval: 1 };
+  const tier: TierRateLimitInfo = {
+    blocked: false,
+    blockedDueToCount: false,
+    blockedDueToMinDifference: false,
+    actionsRemaining: 1,
+    millisecondsUntilAllowed: 0,
+    namespace: 'n',
+    interval: 1,
+    maxInInterval: 1,
+  };
   void tier;
 }
 

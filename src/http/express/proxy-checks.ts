@@ -60,7 +60,7 @@ export function createProxyChecks(warn: WarnOnce = createWarnOnce()): (req: Chec
       warn(
         PROXY_WARNING_CODES.forwardedForUntrusted,
         "A request carried X-Forwarded-For, but Express trusts no proxy (`trust proxy` is false): req.ip is the proxy's " +
-          "address, so every client behind it shares one rate limit. Tell Express how many proxies are in front of it, " +
+          'address, so every client behind it shares one rate limit. Tell Express how many proxies are in front of it, ' +
           "e.g. app.set('trust proxy', 1).",
       );
     }

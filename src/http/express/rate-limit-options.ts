@@ -8,13 +8,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { boolean, normalize, optional, type Normalized } from '../../core/check.js';
 import type { LimiterId } from '../../core/identity.js';
 import { ownOptions } from '../../options/own-options.js';
-import {
-  MIDDLEWARE_DEFAULTS,
-  middlewareSchema,
-  refuseMessageWithOnLimited,
-  type MiddlewareOptions,
-  type RateLimitMessage,
-} from '../middleware-options.js';
+import { MIDDLEWARE_DEFAULTS, middlewareSchema, refuseMessageWithOnLimited, type MiddlewareOptions, type RateLimitMessage } from '../middleware-options.js';
 import type { HttpRateLimiter, InfoOf } from '../policies.js';
 
 export type { RateLimitMessage } from '../middleware-options.js';

@@ -10,13 +10,7 @@ import { normalize, type Normalized } from '../../core/check.js';
 import type { LimiterId } from '../../core/identity.js';
 import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
 import { ownOptions } from '../../options/own-options.js';
-import {
-  callbackOption,
-  middlewareSchema,
-  refuseMessageWithOnLimited,
-  type MiddlewareOptions,
-  type RateLimitMessage,
-} from '../middleware-options.js';
+import { callbackOption, middlewareSchema, refuseMessageWithOnLimited, type MiddlewareOptions, type RateLimitMessage } from '../middleware-options.js';
 import type { HttpRateLimiter, InfoOf } from '../policies.js';
 
 /** Makes the body of a 429 from the request's context and the decision. */
@@ -86,7 +80,7 @@ export function normalizeHonoOptions(options: RateLimitOptions<HttpRateLimiter>)
   refuseMessageWithOnLimited(checked);
   if (checked.key === undefined && checked.connInfo === undefined) {
     throw new InvalidOptionTypeError(
-      'rolling-window-limiter/hono needs `key`, a function that returns the id of a request (e.g. `(c) => c.get(\'userId\')`), ' +
+      "rolling-window-limiter/hono needs `key`, a function that returns the id of a request (e.g. `(c) => c.get('userId')`), " +
         "or `connInfo` from your runtime's adapter to key by client IP (`getConnInfo` of '@hono/node-server/conninfo' on Node.js, " +
         "'hono/bun' on Bun, 'hono/deno' on Deno): the middleware cannot tell which runtime serves it",
       'key',

@@ -139,7 +139,9 @@ export function rollingWindowStore(options: FastifyRollingWindowStoreOptions = {
 
     constructor(pluginOptions: object = {}, keyNamespace: string = namespace) {
       if ((pluginOptions as FastifyRateLimitStoreParams).exponentialBackoff === true) {
-        throw new UnsupportedError('`exponentialBackoff` stretches a fixed window\'s TTL; a rolling window has none to stretch. Leave it out with rollingWindowStore');
+        throw new UnsupportedError(
+          "`exponentialBackoff` stretches a fixed window's TTL; a rolling window has none to stretch. Leave it out with rollingWindowStore",
+        );
       }
       this.#namespace = keyNamespace;
       this.#keys = new HitKeys(keyNamespace);

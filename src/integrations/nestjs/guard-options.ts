@@ -58,7 +58,12 @@ export interface RollingWindowGuardOptions {
 }
 
 /** The defaults of {@link RollingWindowGuardOptions} (`key`: the user, else the client IP). */
-const GUARD_DEFAULTS = Object.freeze({ namespace: 'nest-rate-limit', ipv6Subnet: DEFAULT_IPV6_SUBNET, headers: HEADER_DEFAULTS.headers, clock: 'local' } as const);
+const GUARD_DEFAULTS = Object.freeze({
+  namespace: 'nest-rate-limit',
+  ipv6Subnet: DEFAULT_IPV6_SUBNET,
+  headers: HEADER_DEFAULTS.headers,
+  clock: 'local',
+} as const);
 
 const GUARD_SCHEMA = {
   client: optional(object<RedisClient>('a Redis client object'), undefined),
@@ -66,7 +71,10 @@ const GUARD_SCHEMA = {
   key: optional(func<RateLimitKeyFunction>(), undefined),
   ipv6Subnet: ipv6SubnetOption,
   headers: HEADER_SCHEMA.headers,
-  clock: optional(either(func<MicrosecondClock>(), oneOf(['local', 'redis'] as const), (value) => typeof value === 'function'), GUARD_DEFAULTS.clock),
+  clock: optional(
+    either(func<MicrosecondClock>(), oneOf(['local', 'redis'] as const), (value) => typeof value === 'function'),
+    GUARD_DEFAULTS.clock,
+  ),
   onStoreError: storeErrorPolicy,
 };
 
@@ -94,7 +102,9 @@ export function createDefaultKey(ipv6Subnet: Ipv6Subnet): (request: KeyedRequest
     if (address === undefined || address === '') return undefined;
     const ip = ipWithoutPort(address);
     if (ip === undefined) {
-      throw new TypeError(`RollingWindowGuard: the request's IP is ${describeValue(address)}, which is not an IP address: check the proxy settings, or give a \`key\` function`);
+      throw new TypeError(
+        `RollingWindowGuard: the request's IP is ${describeValue(address)}, which is not an IP address: check the proxy settings, or give a \`key\` function`,
+      );
     }
     return `ip:${reduceIp(ip, ipv6Subnet)}`;
   };

@@ -8,7 +8,12 @@
 // extends its ThrottlerGuard: the entry loads without it, and @RateLimit with
 // RollingWindowGuard need only @nestjs/common and @nestjs/core.
 
-export { RollingWindowThrottlerStorage, type RollingWindowThrottlerStorageOptions, type ThrottlerHit, type ThrottlerStorageRecord } from './throttler-storage.js';
+export {
+  RollingWindowThrottlerStorage,
+  type RollingWindowThrottlerStorageOptions,
+  type ThrottlerHit,
+  type ThrottlerStorageRecord,
+} from './throttler-storage.js';
 export { RollingWindowThrottlerGuard } from './throttler-guard.js';
 export { RateLimit, RATE_LIMIT_METADATA, type RateLimitRule } from './rate-limit-decorator.js';
 export { RollingWindowGuard, type RateLimitedResponseBody } from './rolling-window-guard.js';

@@ -11,7 +11,13 @@ import { retryAfterSeconds } from '../../http/header-values.js';
 import { headersForPolicies, type RateLimitHeadersFor } from '../../http/headers.js';
 import { policiesOf } from '../../http/policies.js';
 import { RollingRateLimiter } from '../../limiters/rolling-rate-limiter.js';
-import { createDefaultKey, normalizeGuardOptions, type NormalizedGuardOptions, type RateLimitKeyFunction, type RollingWindowGuardOptions } from './guard-options.js';
+import {
+  createDefaultKey,
+  normalizeGuardOptions,
+  type NormalizedGuardOptions,
+  type RateLimitKeyFunction,
+  type RollingWindowGuardOptions,
+} from './guard-options.js';
 import { RATE_LIMIT_METADATA, type NormalizedRateLimitRule } from './rate-limit-decorator.js';
 
 /** The body of a refused request (the Express middleware's default body). */

@@ -107,7 +107,14 @@ export class RollingWindowThrottlerGuard extends ThrottlerGuard {
     }
     if (collected.length === 0) return true;
     const records = await storage.incrementAll(
-      collected.map(({ request, tracker, key }) => ({ key, ttl: request.ttl, limit: request.limit, blockDuration: request.blockDuration, throttlerName: request.throttler.name as string, tracker })),
+      collected.map(({ request, tracker, key }) => ({
+        key,
+        ttl: request.ttl,
+        limit: request.limit,
+        blockDuration: request.blockDuration,
+        throttlerName: request.throttler.name as string,
+        tracker,
+      })),
     );
     const { res } = this.getRequestResponse(context);
     for (const [i, { request, tracker, key }] of collected.entries()) await this.#answer(res, request, tracker, key, records[i] as ThrottlerStorageRecord);
@@ -134,7 +141,13 @@ export class RollingWindowThrottlerGuard extends ThrottlerGuard {
   }
 
   /** What ThrottlerGuard does with one throttler's answer: its headers, and the exception when it refuses. */
-  async #answer(res: Record<string, unknown>, { context, limit, ttl, throttler }: ThrottlerRequest, tracker: string, key: string, record: ThrottlerStorageRecord): Promise<void> {
+  async #answer(
+    res: Record<string, unknown>,
+    { context, limit, ttl, throttler }: ThrottlerRequest,
+    tracker: string,
+    key: string,
+    record: ThrottlerStorageRecord,
+  ): Promise<void> {
     const suffix = throttler.name === 'default' ? '' : `-${throttler.name}`;
     const setHeaders = throttler.setHeaders ?? this.commonOptions.setHeaders ?? true;
     if (record.isBlocked) {

@@ -181,12 +181,14 @@ export class RollingWindowThrottlerStorage implements ThrottlerStorage {
    * @throws StoreError or TimeoutError (a rejection) when Redis fails or does not answer.
    */
   incrementAll(hits: readonly ThrottlerHit[]): Promise<ThrottlerStorageRecord[]> {
-    return this.#judge(hits.map(({ key, ttl, limit, blockDuration, throttlerName, tracker }) => ({
-      key: `${this.#trackers.keyFor(string(tracker, 'tracker'))}${JSON.stringify([throttlerName, key])}`,
-      ttl,
-      limit,
-      blockDuration,
-    })));
+    return this.#judge(
+      hits.map(({ key, ttl, limit, blockDuration, throttlerName, tracker }) => ({
+        key: `${this.#trackers.keyFor(string(tracker, 'tracker'))}${JSON.stringify([throttlerName, key])}`,
+        ttl,
+        limit,
+        blockDuration,
+      })),
+    );
   }
 
   /** Checks what ThrottlerGuard resolved, then judges the request on every key in one hit-log call. */

@@ -10,9 +10,7 @@
  * master answers from the moment the cluster marks a master failed until its
  * replica is promoted, typically under a second).
  */
-export type Redirection =
-  | { readonly kind: 'moved' | 'ask'; readonly address: string }
-  | { readonly kind: 'retry' | 'down'; readonly address?: undefined };
+export type Redirection = { readonly kind: 'moved' | 'ask'; readonly address: string } | { readonly kind: 'retry' | 'down'; readonly address?: undefined };
 
 /** The redirection an error is, or undefined for any other error. */
 export function redirectionOf(error: unknown): Redirection | undefined {

@@ -67,7 +67,10 @@ export class NodeRedisClusterAdapter extends StringCommandAdapter implements Red
     return whenOpen(this.client, this.kind, () => {
       const sent = this.client.sendCommand(key, false, command);
       if (key === undefined) return sent;
-      return this.#stalls.watch(key, sent.catch((error: unknown) => this.#slots.resend(error, key, [command])));
+      return this.#stalls.watch(
+        key,
+        sent.catch((error: unknown) => this.#slots.resend(error, key, [command])),
+      );
     });
   }
 }

@@ -57,7 +57,11 @@ export class MemoryStore implements Store {
       }
     }
     const rules = tiers.map((tier) => tier.rule);
-    const decision = decideTiers(rules, at, entries.map((entry, i) => windowSample(entry, rules[i] as WindowRule, at)));
+    const decision = decideTiers(
+      rules,
+      at,
+      entries.map((entry, i) => windowSample(entry, rules[i] as WindowRule, at)),
+    );
     const member = actionId === undefined ? undefined : decision.allowed ? admittedMember(actionId) : blockedMember(actionId);
     return {
       now: at,
@@ -76,7 +80,15 @@ export class MemoryStore implements Store {
     const at = requireTime(now);
     const wallUs = localMicroseconds();
     const samples = tiers.map((tier) => windowSample(memoryStoreOf(tier).#live(tier.key, wallUs), tier.rule, at));
-    return { now: at, alreadyAdmitted: false, tiers: decideTiers(tiers.map((tier) => tier.rule), at, samples).tiers };
+    return {
+      now: at,
+      alreadyAdmitted: false,
+      tiers: decideTiers(
+        tiers.map((tier) => tier.rule),
+        at,
+        samples,
+      ).tiers,
+    };
   }
 
   async clear(keys: readonly string[]): Promise<void> {

@@ -70,9 +70,9 @@ describe('rateLimit (Express): IPv6 keys and proxy checks', () => {
 
   it('reduces to the prefix given by ipv6Subnet, or keys whole addresses with false', async () => {
     const by64 = await start(appWith(1, { ipv6Subnet: 64 }));
-    expect(await statusesFrom(by64, ['2001:db8:aa:bb01::1', '2001:db8:aa:bb01::2', '2001:db8:aa:bb02::1', '2001:db8:aa:bb01::3', '2001:db8:aa:bb01::4'])).to.deep.equal([
-      200, 200, 200, 200, 429,
-    ]);
+    expect(
+      await statusesFrom(by64, ['2001:db8:aa:bb01::1', '2001:db8:aa:bb01::2', '2001:db8:aa:bb02::1', '2001:db8:aa:bb01::3', '2001:db8:aa:bb01::4']),
+    ).to.deep.equal([200, 200, 200, 200, 429]);
     const whole = await start(appWith(1, { ipv6Subnet: false }));
     expect(await statusesFrom(whole, ['2001:db8::1', '2001:db8::2', '2001:db8::3', '2001:db8::4'])).to.deep.equal([200, 200, 200, 200]);
     expect(await statusesFrom(whole, ['2001:db8:0::1', '2001:DB8::1', '2001:db8::0:1'])).to.deep.equal([200, 200, 429]);
@@ -82,7 +82,10 @@ describe('rateLimit (Express): IPv6 keys and proxy checks', () => {
     const url = await start(appWith(1));
     const v4 = Array.from({ length: 30 }, (_, i) => `203.0.113.7:${40_000 + i}`);
     const v4Statuses = await statusesFrom(url, v4);
-    expect(v4Statuses.filter((status) => status === 200), 'admitted of 30 connections of one IPv4 client').to.have.length(3);
+    expect(
+      v4Statuses.filter((status) => status === 200),
+      'admitted of 30 connections of one IPv4 client',
+    ).to.have.length(3);
     expect(await statusesFrom(url, ['203.0.113.7']), 'the same client without a port').to.deep.equal([429]);
     const v6 = ['[2001:db8:aa:bb01::1]:443', '[2001:db8:aa:bb02::2]:40001', '2001:db8:aa:bb03::3', '[2001:db8:aa:bb04::4]'];
     expect(await statusesFrom(url, v6), 'one /56, with and without ports').to.deep.equal([200, 200, 200, 429]);
@@ -115,7 +118,7 @@ describe('rateLimit (Express): IPv6 keys and proxy checks', () => {
     expect(emitWarning.callCount).to.equal(1);
   });
 
-  it("warns once when `trust proxy` is true, since clients then choose their IP", async () => {
+  it('warns once when `trust proxy` is true, since clients then choose their IP', async () => {
     const url = await start(appWith(true));
     // Every forged address is trusted: each is a new client, which is what the warning is about.
     expect(await statusesFrom(url, ['198.51.100.1', '198.51.100.2', '198.51.100.3', '198.51.100.4'])).to.deep.equal([200, 200, 200, 200]);

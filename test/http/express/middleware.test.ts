@@ -159,9 +159,7 @@ describe('rateLimit (Express, in memory)', () => {
       const perSecond = new RollingRateLimiter({ namespace: 'internal:api:s', interval: 1_000, maxInInterval: 5 });
       const perMinute = new RollingRateLimiter({ namespace: 'internal:api:m', interval: 60_000, maxInInterval: 100 });
       const names = ['per-second', 'per-minute'];
-      const url = await start(
-        appWith({ limiter: new RateLimiterStack([perSecond, perMinute]), policyName: ({ index }) => names[index] ?? 'other' }),
-      );
+      const url = await start(appWith({ limiter: new RateLimiterStack([perSecond, perMinute]), policyName: ({ index }) => names[index] ?? 'other' }));
       const seen = await get(url);
       expect(seen.headers['RateLimit-Policy']).to.equal('"per-second";q=5;w=1, "per-minute";q=100;w=60');
       expect(seen.headers.RateLimit).to.equal('"per-second";r=4');

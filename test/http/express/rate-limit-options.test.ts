@@ -9,7 +9,10 @@ import { createRateLimitHeaders, rateLimit, type RateLimitHeaderOptions, type Ra
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../../../src/errors/invalid-option-error.js';
 
 const limiter = new RollingRateLimiter({ interval: 1_000, maxInInterval: 1 });
-const made = (options: object): (() => unknown) => () => rateLimit(options as RateLimitOptions);
+const made =
+  (options: object): (() => unknown) =>
+  () =>
+    rateLimit(options as RateLimitOptions);
 
 describe('rateLimit options', () => {
   it('refuses what is not an options object, and unknown options', () => {
@@ -37,7 +40,10 @@ describe('rateLimit options', () => {
   });
 
   it('refuses a headers style it does not know: a string out of range, another type a TypeError', () => {
-    expect(made({ limiter, headers: 'draft-10' })).to.throw(InvalidOptionRangeError, /`headers` to be one of 'draft', 'legacy', 'both', false, got `"draft-10"`/);
+    expect(made({ limiter, headers: 'draft-10' })).to.throw(
+      InvalidOptionRangeError,
+      /`headers` to be one of 'draft', 'legacy', 'both', false, got `"draft-10"`/,
+    );
     expect(made({ limiter, headers: true })).to.throw(InvalidOptionTypeError, /`headers`.*`true` \(boolean\)/);
   });
 
@@ -61,7 +67,10 @@ describe('rateLimit options', () => {
 });
 
 describe('createRateLimitHeaders options', () => {
-  const headersFor = (options: unknown): (() => unknown) => () => createRateLimitHeaders(limiter, options as RateLimitHeaderOptions);
+  const headersFor =
+    (options: unknown): (() => unknown) =>
+    () =>
+      createRateLimitHeaders(limiter, options as RateLimitHeaderOptions);
 
   it('takes no options, or headers and policyName', () => {
     expect(headersFor(undefined)).to.not.throw();

@@ -27,7 +27,14 @@ const [redisUrl = '', namespace = 'hono', windowText, limitText] = process.argv.
 let now = 0;
 const limiterFor = (suffix: string): RollingRateLimiter =>
   // The mode the HTTP guide recommends for an API; the clock is the parent's.
-  new RollingRateLimiter({ client, namespace: `${namespace}:${suffix}`, interval: Number(windowText), maxInInterval: Number(limitText), countBlocked: false, clock: () => now });
+  new RollingRateLimiter({
+    client,
+    namespace: `${namespace}:${suffix}`,
+    interval: Number(windowText),
+    maxInInterval: Number(limitText),
+    countBlocked: false,
+    clock: () => now,
+  });
 
 const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
 client.on('error', () => undefined); // failures reach the requests; the tests read them there

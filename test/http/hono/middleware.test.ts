@@ -66,7 +66,10 @@ describe('rateLimit (Hono, in process)', () => {
     expect(raw.headers).to.deep.equal({ 'RateLimit-Policy': '"raw";q=5;w=1', RateLimit: '"raw";r=4' });
     const redirect = await app.request('/redirect');
     expect([redirect.status, redirect.headers.get('location')]).to.deep.equal([302, 'http://127.0.0.1/elsewhere']);
-    expect(rateLimitHeaders(redirect), 'on a Response whose headers cannot change, through a copy').to.deep.equal({ 'RateLimit-Policy': '"raw";q=5;w=1', RateLimit: '"raw";r=3' });
+    expect(rateLimitHeaders(redirect), 'on a Response whose headers cannot change, through a copy').to.deep.equal({
+      'RateLimit-Policy': '"raw";q=5;w=1',
+      RateLimit: '"raw";r=3',
+    });
     expect(JSON.parse((await request(app, '/seen')).body)).to.deep.equal({ blocked: false, remaining: 2 });
   });
 
@@ -115,7 +118,11 @@ describe('rateLimit (Hono) keyed by connInfo', () => {
     expect(await statuses(sameSubnet)).to.deep.equal([200, 200, 200, 429]);
     expect(await statuses(['2001:db8:aa:cc00::1'])).to.deep.equal([200]);
     expect(await statuses(['203.0.113.7', '::ffff:203.0.113.7', '[::ffff:203.0.113.7]:443', '203.0.113.7:80'])).to.deep.equal([200, 200, 200, 429]);
-    const whole = appWith({ limiter: new RollingRateLimiter({ namespace: 'whole', interval: 60_000, maxInInterval: 1 }), connInfo: fromHeader, ipv6Subnet: false });
+    const whole = appWith({
+      limiter: new RollingRateLimiter({ namespace: 'whole', interval: 60_000, maxInInterval: 1 }),
+      connInfo: fromHeader,
+      ipv6Subnet: false,
+    });
     for (const address of sameSubnet) expect((await request(whole, '/', from(address))).status, address).to.equal(200);
   });
 
@@ -125,13 +132,18 @@ describe('rateLimit (Hono) keyed by connInfo', () => {
     expect(JSON.parse(unknown.body)).to.have.property('message').that.includes('(connInfo gave no remote address)');
     const garbage = await request(app, '/', from('unix:/tmp/socket'));
     expect(garbage.status).to.equal(500);
-    expect(JSON.parse(garbage.body)).to.have.property('message').that.matches(/^rateLimit refused GET \/: connInfo gave the remote address `"unix:\/tmp\/socket"` \(string\), which is not an IP address/);
+    expect(JSON.parse(garbage.body))
+      .to.have.property('message')
+      .that.matches(/^rateLimit refused GET \/: connInfo gave the remote address `"unix:\/tmp\/socket"` \(string\), which is not an IP address/);
   });
 });
 
 describe('rateLimit (Hono) options', () => {
   const limiter = new RollingRateLimiter({ interval: 1_000, maxInInterval: 1 });
-  const made = (options: object): (() => unknown) => () => rateLimit(options as RateLimitOptions);
+  const made =
+    (options: object): (() => unknown) =>
+    () =>
+      rateLimit(options as RateLimitOptions);
 
   it('needs key or connInfo, and refuses both, when it is made', () => {
     expect(made({ limiter })).to.throw(TypeError, /needs `key`, a function that returns the id of a request.*or `connInfo` from your runtime's adapter/);
@@ -140,7 +152,10 @@ describe('rateLimit (Hono) options', () => {
   });
 
   it('checks the options the Express middleware has with the same messages, and refuses Express-only ones', () => {
-    expect(made({ limiter, key: () => 'x', keys: 1 })).to.throw(TypeError, /Unknown option `keys`; the options are limiter, key, skip, message, onLimited, headers, policyName, onStoreFailure, ipv6Subnet, connInfo$/);
+    expect(made({ limiter, key: () => 'x', keys: 1 })).to.throw(
+      TypeError,
+      /Unknown option `keys`; the options are limiter, key, skip, message, onLimited, headers, policyName, onStoreFailure, ipv6Subnet, connInfo$/,
+    );
     expect(made({ limiter, key: () => 'x', validate: false })).to.throw(TypeError, /Unknown option `validate`/);
     expect(made({ limiter, key: 'ip' })).to.throw(TypeError, /`key` to be a function, got `"ip"` \(string\)/);
     expect(made({ limiter, connInfo: 'ip' })).to.throw(TypeError, /`connInfo` to be a function/);

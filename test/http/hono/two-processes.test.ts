@@ -82,7 +82,10 @@ describe('rolling-window-limiter/hono on @hono/node-server, two processes on one
     }
     console.log(`      rolling-window-limiter/hono, ${LIMIT} per ${WINDOW_MS / 1000} s, processes A and B:\n${printed.join('\n')}`);
 
-    expect(blocked.map((seen) => seen.headers['Retry-After']), 'waits: 1 µs, then 2 s twice, rounded up').to.deep.equal(['1', '2', '2']);
+    expect(
+      blocked.map((seen) => seen.headers['Retry-After']),
+      'waits: 1 µs, then 2 s twice, rounded up',
+    ).to.deep.equal(['1', '2', '2']);
     expect(blocked[1]?.headers).to.deep.equal({ 'RateLimit-Policy': '"api";q=3;w=4', RateLimit: '"api";r=0;t=2', 'Retry-After': '2' });
     expect(JSON.parse(blocked[1]?.body ?? '')).to.deep.equal({ error: 'rate_limited', retryAfterSeconds: 2 });
     // The store holds the admitted requests only (countBlocked: false), at the clock's times, under the client IP:

@@ -70,7 +70,7 @@ forEachStoreBackend('express-rate-limit middleware cases with RollingWindowStore
 
   it('calls the handler when a request is refused', async () => {
     let called = 0;
-    const url = await app({ limit: 1, handler: (_req, res) => void (called += 1, res.status(429).end()) });
+    const url = await app({ limit: 1, handler: (_req, res) => void ((called += 1), res.status(429).end()) });
     await statuses(url, 2);
     expect(called).to.equal(1);
   });
@@ -86,7 +86,12 @@ forEachStoreBackend('express-rate-limit middleware cases with RollingWindowStore
 
   it('sets the draft-6 headers: a fresh hit of a 60 s window resets in 60 s', async () => {
     const response = await fetch(await app({ limit: 5, standardHeaders: 'draft-6', legacyHeaders: false }));
-    expect(['ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((name) => response.headers.get(name))).to.deep.equal(['5;w=60', '5', '4', '60']);
+    expect(['ratelimit-policy', 'ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset'].map((name) => response.headers.get(name))).to.deep.equal([
+      '5;w=60',
+      '5',
+      '4',
+      '60',
+    ]);
   });
 
   it('sets the legacy x-ratelimit-reset to the reset moment in epoch seconds', async () => {
@@ -97,10 +102,20 @@ forEachStoreBackend('express-rate-limit middleware cases with RollingWindowStore
 
   it('sets the draft-8 headers, with a quota name of its own too: a 2 h window resets in 7200 s', async () => {
     for (const identifier of [undefined, 'keep-kalm']) {
-      const url = await app({ windowMs: 7_200_000, limit: 5, standardHeaders: 'draft-8', legacyHeaders: false, keyGenerator: () => 'foo', ...(identifier ? { identifier } : {}) });
+      const url = await app({
+        windowMs: 7_200_000,
+        limit: 5,
+        standardHeaders: 'draft-8',
+        legacyHeaders: false,
+        keyGenerator: () => 'foo',
+        ...(identifier ? { identifier } : {}),
+      });
       const response = await fetch(url);
       const name = identifier ?? '5-in-2hrs';
-      expect([response.headers.get('ratelimit-policy'), response.headers.get('ratelimit')]).to.deep.equal([`"${name}"; q=5; w=7200; pk=:MmMyNmI0NmI2OGZm:`, `"${name}"; r=4; t=7200`]);
+      expect([response.headers.get('ratelimit-policy'), response.headers.get('ratelimit')]).to.deep.equal([
+        `"${name}"; q=5; w=7200; pk=:MmMyNmI0NmI2OGZm:`,
+        `"${name}"; r=4; t=7200`,
+      ]);
     }
   });
 
@@ -115,7 +130,9 @@ forEachStoreBackend('express-rate-limit middleware cases with RollingWindowStore
     const server = await serve(instance);
     servers.push(server);
     const response = await fetch(server.url);
-    expect(response.headers.get('ratelimit')).to.equal('"1-in-5sec"; r=0; t=5, "5-in-1min"; r=4; t=60, "6-in-1hr"; r=5; t=3600, "7-in-1day"; r=6; t=86400, "8-in-2days"; r=7; t=172800');
+    expect(response.headers.get('ratelimit')).to.equal(
+      '"1-in-5sec"; r=0; t=5, "5-in-1min"; r=4; t=60, "6-in-1hr"; r=5; t=3600, "7-in-1day"; r=6; t=86400, "8-in-2days"; r=7; t=172800',
+    );
   });
 
   it('sets retry-after once the limit is reached: 60 for a 60 s window', async () => {

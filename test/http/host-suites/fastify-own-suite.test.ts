@@ -39,19 +39,17 @@ const UPSTREAM_FILES = [
 
 type UpstreamFile = (typeof UPSTREAM_FILES)[number];
 
-const EVERY_HIT = 'every hit counts, refused ones too (the plugin\'s continueExceeding, always on)';
+const EVERY_HIT = "every hit counts, refused ones too (the plugin's continueExceeding, always on)";
 const BAN = 'over the limit the count reads max + 1, so `ban` takes effect only as `ban: 0`';
-const BACKOFF = 'exponentialBackoff stretches a fixed window\'s TTL: rollingWindowStore refuses it at construction';
+const BACKOFF = "exponentialBackoff stretches a fixed window's TTL: rollingWindowStore refuses it at construction";
 
 /** Upstream tests that answer differently by design, by file and test name, each with the reason. */
 const EXPECTED_DIFFERENCES: Readonly<Partial<Record<UpstreamFile, Readonly<Record<string, string>>>>> = {
   'global-rate-limit.test.js': {
-    'When passing NaN to the timeWindow property then the timeWindow should be the default value - 60 seconds':
-      `the refused request at 55 s still counts at 60 s, where a fixed window resets all at once (${EVERY_HIT})`,
+    'When passing NaN to the timeWindow property then the timeWindow should be the default value - 60 seconds': `the refused request at 55 s still counts at 60 s, where a fixed window resets all at once (${EVERY_HIT})`,
     'With onBanReach option': BAN,
     'With ban': BAN,
-    'afterReset and Rate Limit remain the same when enableDraftSpec is enabled':
-      `ratelimit-reset reads 10 s after the refused hits at 0.5 s and 1.5 s, until the last of them leaves, not the fixed window's 9 s (${EVERY_HIT})`,
+    'afterReset and Rate Limit remain the same when enableDraftSpec is enabled': `ratelimit-reset reads 10 s after the refused hits at 0.5 s and 1.5 s, until the last of them leaves, not the fixed window's 9 s (${EVERY_HIT})`,
   },
   'route-rate-limit.test.js': {
     'With ban': BAN,
@@ -59,7 +57,7 @@ const EXPECTED_DIFFERENCES: Readonly<Partial<Record<UpstreamFile, Readonly<Recor
   'create-rate-limit.test.js': {
     'With custom rate limit options': `isBanned stays false with ban: 1: ${BAN}`,
     'With { increment: false } and continueExceeding the peek mirrors the active window':
-      'the peek\'s ttl is 800 ms, until the oldest hit (at 0) leaves the rolling window, not 900 ms until a window restarted at the second hit ends',
+      "the peek's ttl is 800 ms, until the oldest hit (at 0) leaves the rolling window, not 900 ms until a window restarted at the second hit ends",
     'With { increment: false } and exponentialBackoff the peek reports the base window without escalating it': BACKOFF,
   },
   'exponential-backoff.test.js': {
@@ -68,8 +66,7 @@ const EXPECTED_DIFFERENCES: Readonly<Partial<Record<UpstreamFile, Readonly<Recor
     'MAx safe Exponential Backoff': BACKOFF,
   },
   'github-issues/issue-215.test.js': {
-    'issue #215 - when using local store, 2nd user should not be rate limited when the time window is passed for the 1st user':
-      `the second client's refused request at 6 s still counts at 8.1 s in its 5 s window (${EVERY_HIT})`,
+    'issue #215 - when using local store, 2nd user should not be rate limited when the time window is passed for the 1st user': `the second client's refused request at 6 s still counts at 8.1 s in its 5 s window (${EVERY_HIT})`,
   },
 };
 
@@ -176,7 +173,9 @@ function describeBackend(name: string, redisUrl: () => string | undefined): void
     this.timeout(FILE_LIMIT_MS + 10_000);
     const tally: Tally = { passed: 0, differences: 0, skipped: 0 };
     after(() => {
-      console.log(`      @fastify/rate-limit's own suite, ${name}: ${tally.passed} passed, ${tally.differences} expected differences (${tally.skipped} skipped upstream)`);
+      console.log(
+        `      @fastify/rate-limit's own suite, ${name}: ${tally.passed} passed, ${tally.differences} expected differences (${tally.skipped} skipped upstream)`,
+      );
     });
     for (const file of UPSTREAM_FILES) {
       it(file, async () => {
@@ -188,10 +187,26 @@ function describeBackend(name: string, redisUrl: () => string | undefined): void
 
 describe('parseTap', () => {
   it('reads top-level test points, unescapes names, and keeps subtests out', () => {
-    const tap = ['TAP version 13', '# Subtest: a \\# b', '    ok 1 - inner', 'ok 1 - a \\# b', 'not ok 2 - c', '  ---', '  error: boom', '  ...', 'ok 3 - d # SKIP', '1..3', '# pass 1'].join('\n');
+    const tap = [
+      'TAP version 13',
+      '# Subtest: a \\# b',
+      '    ok 1 - inner',
+      'ok 1 - a \\# b',
+      'not ok 2 - c',
+      '  ---',
+      '  error: boom',
+      '  ...',
+      'ok 3 - d # SKIP',
+      '1..3',
+      '# pass 1',
+    ].join('\n');
     const { results, planned } = parseTap(tap);
     expect(planned).to.equal(3);
-    expect(results.map((result) => [result.name, result.ok, result.skipped])).to.deep.equal([['a # b', true, false], ['c', false, false], ['d', true, true]]);
+    expect(results.map((result) => [result.name, result.ok, result.skipped])).to.deep.equal([
+      ['a # b', true, false],
+      ['c', false, false],
+      ['d', true, true],
+    ]);
     expect(results[1]?.details).to.include('error: boom');
   });
 });

@@ -23,7 +23,10 @@ forEachStoreBackend('@fastify/rate-limit cases with rollingWindowStore', (backen
 
   async function app(options: FastifyRateLimitOptions, routes?: (instance: FastifyInstance) => void): Promise<FastifyInstance> {
     fastify = Fastify();
-    await fastify.register(fastifyRateLimit, { ...options, store: rollingWindowStore({ ...backend.clientOption(), namespace: namespaces.next(backend.name) }) });
+    await fastify.register(fastifyRateLimit, {
+      ...options,
+      store: rollingWindowStore({ ...backend.clientOption(), namespace: namespaces.next(backend.name) }),
+    });
     if (routes) routes(fastify);
     else fastify.get('/', async () => 'hello!');
     await fastify.ready();
@@ -35,7 +38,12 @@ forEachStoreBackend('@fastify/rate-limit cases with rollingWindowStore', (backen
   it('Basic: headers, the 429 body, and admission once the window has passed', async () => {
     const instance = await app({ max: 2, timeWindow: 1000 });
     let response = await send(instance);
-    expect([response.statusCode, response.headers['x-ratelimit-limit'], response.headers['x-ratelimit-remaining'], response.headers['x-ratelimit-reset']]).to.deep.equal([200, '2', '1', '1']);
+    expect([
+      response.statusCode,
+      response.headers['x-ratelimit-limit'],
+      response.headers['x-ratelimit-remaining'],
+      response.headers['x-ratelimit-reset'],
+    ]).to.deep.equal([200, '2', '1', '1']);
     response = await send(instance);
     expect([response.statusCode, response.headers['x-ratelimit-remaining']]).to.deep.equal([200, '0']);
     response = await send(instance);
@@ -61,7 +69,11 @@ forEachStoreBackend('@fastify/rate-limit cases with rollingWindowStore', (backen
   });
 
   it('counts by keyGenerator', async () => {
-    const instance = await app({ max: 1, timeWindow: 60_000, keyGenerator: (request: { headers: Record<string, unknown> }) => String(request.headers['x-user']) });
+    const instance = await app({
+      max: 1,
+      timeWindow: 60_000,
+      keyGenerator: (request: { headers: Record<string, unknown> }) => String(request.headers['x-user']),
+    });
     expect((await send(instance, '/', { 'x-user': 'a' })).statusCode).to.equal(200);
     expect((await send(instance, '/', { 'x-user': 'a' })).statusCode).to.equal(429);
     expect((await send(instance, '/', { 'x-user': 'b' })).statusCode).to.equal(200);
@@ -97,7 +109,9 @@ forEachStoreBackend('@fastify/rate-limit cases with rollingWindowStore', (backen
       routes.get('/free', { config: { rateLimit: false } }, async () => 'free');
     });
     expect([(await send(instance)).statusCode, (await send(instance)).statusCode]).to.deep.equal([200, 429]);
-    expect([(await send(instance, '/own')).statusCode, (await send(instance, '/own')).statusCode, (await send(instance, '/own')).statusCode]).to.deep.equal([200, 200, 429]);
+    expect([(await send(instance, '/own')).statusCode, (await send(instance, '/own')).statusCode, (await send(instance, '/own')).statusCode]).to.deep.equal([
+      200, 200, 429,
+    ]);
     expect((await send(instance, '/free')).statusCode).to.equal(200);
   });
 

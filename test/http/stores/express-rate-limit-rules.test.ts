@@ -113,7 +113,10 @@ forEachStoreBackend('RollingWindowStore', (backend) => {
     await erl.increment('k');
     const over = await erl.increment('k');
     expect(over.totalHits).to.equal(3);
-    expect(over.resetTime?.getTime(), 'refused: until the second hit leaves... all three count, so the second newest').to.be.within(start + 69_999, start + 70_001);
+    expect(over.resetTime?.getTime(), 'refused: until the second hit leaves... all three count, so the second newest').to.be.within(
+      start + 69_999,
+      start + 70_001,
+    );
     const read = await erl.get('k');
     expect(read?.totalHits, 'what increment reported').to.equal(3);
     expect(read?.resetTime?.getTime(), 'the count next drops when the first hit leaves').to.be.within(start + 59_999, start + 60_001);
@@ -137,7 +140,10 @@ describe('RollingWindowStore on Redis: prefixes', function () {
 
   it('refuses a second store with the same prefix on one client, until the first shuts down', async () => {
     const first = new RollingWindowStore({ client: redis.client });
-    expect(() => new RollingWindowStore({ client: redis.client }), 'two rateLimit() on one client would count each other’s hits').to.throw(RangeError, /prefix "rl:"/);
+    expect(() => new RollingWindowStore({ client: redis.client }), 'two rateLimit() on one client would count each other’s hits').to.throw(
+      RangeError,
+      /prefix "rl:"/,
+    );
     await first.shutdown();
     await new RollingWindowStore({ client: redis.client }).shutdown();
     const app = express();

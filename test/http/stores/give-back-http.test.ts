@@ -45,7 +45,10 @@ function mostCertainlyInOneWindow(successes: readonly Success[], windowMs: numbe
   byBefore.forEach((first, i) => {
     // With `first` the earliest of the group, the others are those stamped at the earliest at its `before`;
     // the group certainly fits when the latest `after` among them is less than the window past `first.before`.
-    const afters = byBefore.slice(i).map((success) => success.after).sort((a, b) => a - b);
+    const afters = byBefore
+      .slice(i)
+      .map((success) => success.after)
+      .sort((a, b) => a - b);
     const fitting = afters.filter((after) => after - first.before < windowMs - CLOCK_SLACK_MS).length;
     most = Math.max(most, fitting);
   });

@@ -114,7 +114,7 @@ forEachStoreBackend('RollingWindowStore and its hit log under give-backs', (back
     await Promise.all([first.finish(() => false), third.finish(() => false)]);
     expect((await erl.get('ip'))?.totalHits, 'the first and the third still count').to.equal(2);
     const next = startRequest(erl, 'ip', limit);
-    expect(await next.admitted, 'one slot, the second request\'s').to.equal(true);
+    expect(await next.admitted, "one slot, the second request's").to.equal(true);
     await next.finish(() => false);
     const over = startRequest(erl, 'ip', limit);
     expect(await over.admitted).to.equal(false);

@@ -71,7 +71,12 @@ forEachStoreBackend('the reset in whole seconds', (backend) => {
   it('rollingWindowStore (@fastify/rate-limit): x-ratelimit-reset and retry-after read 60 for a 60 s window', async () => {
     const fastify = Fastify();
     try {
-      await fastify.register(fastifyRateLimit, { max: 1, timeWindow: 60_000, keyGenerator: (request) => String((request.query as { key: string }).key), store: rollingWindowStore({ ...backend.clientOption(), namespace: namespaces.next(backend.name) }) });
+      await fastify.register(fastifyRateLimit, {
+        max: 1,
+        timeWindow: 60_000,
+        keyGenerator: (request) => String((request.query as { key: string }).key),
+        store: rollingWindowStore({ ...backend.clientOption(), namespace: namespaces.next(backend.name) }),
+      });
       fastify.get('/', async () => 'ok');
       await fastify.ready();
       const seen: string[] = [];
@@ -79,7 +84,10 @@ forEachStoreBackend('the reset in whole seconds', (backend) => {
         const admitted = await fastify.inject({ method: 'GET', url: `/?key=${i}` });
         const refused = await fastify.inject({ method: 'GET', url: `/?key=${i}` });
         const header = (response: typeof admitted, name: string): string => String(response.headers[name]);
-        seen.push(`${admitted.statusCode} ${header(admitted, 'x-ratelimit-reset')}`, `${refused.statusCode} ${header(refused, 'x-ratelimit-reset')} ${header(refused, 'retry-after')}`);
+        seen.push(
+          `${admitted.statusCode} ${header(admitted, 'x-ratelimit-reset')}`,
+          `${refused.statusCode} ${header(refused, 'x-ratelimit-reset')} ${header(refused, 'retry-after')}`,
+        );
       }
       expect(seen).to.deep.equal(Array.from({ length: REQUESTS }, () => ['200 60', '429 60 60']).flat());
     } finally {

@@ -9,7 +9,10 @@ import { rollingWindowStore, type FastifyRateLimitCount, type FastifyRollingWind
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../../../src/errors/invalid-option-error.js';
 
 describe('RollingWindowStore options', () => {
-  const made = (options: unknown): (() => unknown) => () => new RollingWindowStore(options as RollingWindowStoreOptions);
+  const made =
+    (options: unknown): (() => unknown) =>
+    () =>
+      new RollingWindowStore(options as RollingWindowStoreOptions);
 
   it('takes no options, or client, prefix and maxLimit, with their defaults', () => {
     const store = new RollingWindowStore(undefined);
@@ -40,7 +43,10 @@ describe('RollingWindowStore options', () => {
 });
 
 describe('rollingWindowStore options', () => {
-  const made = (options: unknown): (() => unknown) => () => rollingWindowStore(options as FastifyRollingWindowStoreOptions);
+  const made =
+    (options: unknown): (() => unknown) =>
+    () =>
+      rollingWindowStore(options as FastifyRollingWindowStoreOptions);
 
   it('takes no options, or client and namespace', () => {
     expect(made(undefined)).to.not.throw();
@@ -62,9 +68,17 @@ describe('rollingWindowStore options', () => {
     const store = new (rollingWindowStore())();
     const incr = (timeWindow: unknown, max: unknown): Promise<FastifyRateLimitCount | undefined> =>
       new Promise((resolve, reject) => store.incr('k', (error, result) => (error ? reject(error) : resolve(result)), timeWindow as number, max as number));
-    const errorOf = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => undefined, (error: unknown) => error);
-    expect(await errorOf(incr('1 minute', 5))).to.be.instanceOf(InvalidOptionTypeError).and.to.match(/`timeWindow`.*`"1 minute"`/);
-    expect(await errorOf(incr(60_000, -1))).to.be.instanceOf(InvalidOptionRangeError).and.to.match(/`max`.*`-1`/);
+    const errorOf = (promise: Promise<unknown>): Promise<unknown> =>
+      promise.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(await errorOf(incr('1 minute', 5)))
+      .to.be.instanceOf(InvalidOptionTypeError)
+      .and.to.match(/`timeWindow`.*`"1 minute"`/);
+    expect(await errorOf(incr(60_000, -1)))
+      .to.be.instanceOf(InvalidOptionRangeError)
+      .and.to.match(/`max`.*`-1`/);
     expect(await errorOf(incr(60_000, Infinity))).to.be.instanceOf(RangeError);
     expect((await incr(1_000.5, 2.9))?.current, 'a fraction of a window is rounded up, of a max down').to.equal(1);
   });

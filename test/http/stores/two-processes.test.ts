@@ -131,7 +131,10 @@ for (const kind of ['express', 'express-rate-limit', 'fastify'] as const) {
       const fifth = await send(a, 'A');
       console.log(`      ${TITLES[kind]}, ${LIMIT} per ${WINDOW_MS / 1000} s, processes A and B:\n${printed.join('\n')}`);
 
-      expect([first, second, third].map((seen) => seen.status), 'three fit the window, whichever process answers').to.deep.equal([200, 200, 200]);
+      expect(
+        [first, second, third].map((seen) => seen.status),
+        'three fit the window, whichever process answers',
+      ).to.deep.equal([200, 200, 200]);
       if (kind !== 'express') {
         // The library's own middleware leaves `t` out while the window has room; the two stores' hosts give it.
         const firstReset = kind === 'fastify' ? first.headers['X-RateLimit-Reset'] : /t=(\d+)/.exec(first.headers.RateLimit ?? '')?.[1];

@@ -12,13 +12,13 @@ describe('windowCount', () => {
     expect(windowCount({ count: 0, changesAtUs: undefined, nowUs: 5_000_000 })).to.deep.equal({ count: 0, reset: undefined });
   });
 
-  it('gives the reset as a wait rounded up to the millisecond, and as the answer\'s millisecond plus that wait', () => {
+  it("gives the reset as a wait rounded up to the millisecond, and as the answer's millisecond plus that wait", () => {
     expect(windowCount({ count: 3, changesAtUs: 61_000_000, nowUs: 1_000_000 })).to.deep.equal({ count: 3, reset: { atMs: 61_000, inMs: 60_000 } });
     // 59,999.002 ms away: 60,000 ms, from the answer's millisecond (1,000 ms, as Date.now() read it).
     expect(windowCount({ count: 1, changesAtUs: 61_000_001, nowUs: 1_000_999 }).reset).to.deep.equal({ atMs: 61_000, inMs: 60_000 });
   });
 
-  it('reads a 60 s window as 60 s from the answer\'s millisecond, wherever in it the hit fell (not 61: the moment is not rounded up again)', () => {
+  it("reads a 60 s window as 60 s from the answer's millisecond, wherever in it the hit fell (not 61: the moment is not rounded up again)", () => {
     for (const nowUs of [1_000_000, 1_000_001, 1_000_400, 1_000_999]) {
       const reset = windowCount({ count: 1, changesAtUs: nowUs + 60_000_000, nowUs }).reset;
       const dateNow = Math.floor(nowUs / 1000); // what express-rate-limit's Date.now() reads in the answer's millisecond

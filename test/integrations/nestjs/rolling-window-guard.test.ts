@@ -69,7 +69,8 @@ async function run(apps: readonly RunningApp[], clock: TestClock, steps: readonl
     clock.now = start + Math.round(atMs * 1000);
     const answer = await send(`${(apps[app] as RunningApp).url}/orders`, { method: 'POST', headers: user === undefined ? {} : { 'x-user': user } });
     seen.push([atMs, app, user, answer.status, answer.headers]);
-    if (answer.status === 429) expect(JSON.parse(answer.body)).to.deep.equal({ error: 'rate_limited', retryAfterSeconds: Number(answer.headers['Retry-After']) });
+    if (answer.status === 429)
+      expect(JSON.parse(answer.body)).to.deep.equal({ error: 'rate_limited', retryAfterSeconds: Number(answer.headers['Retry-After']) });
   }
   expect(seen).to.deep.equal(steps);
 }
@@ -121,7 +122,11 @@ describe('@RateLimit with RollingWindowGuard', function () {
       return [make(), make()];
     }
 
-    for (const platforms of [['express', 'express'], ['fastify', 'fastify'], ['express', 'fastify']] as const) {
+    for (const platforms of [
+      ['express', 'express'],
+      ['fastify', 'fastify'],
+      ['express', 'fastify'],
+    ] as const) {
       it(`refuses the double click and admits exactly on a rolling window, per user (${platforms.join(' + ')})`, async () => {
         const clock = new TestClock();
         apps = await startApps(platforms, shared(clock));
@@ -149,7 +154,13 @@ describe('@RateLimit with RollingWindowGuard', function () {
 
     it('writes the legacy headers with headers: both', async () => {
       const clock = new TestClock();
-      apps = await startApps(['fastify', 'express'], [{ clock: clock.read, headers: 'both' }, { clock: clock.read, headers: 'both' }]);
+      apps = await startApps(
+        ['fastify', 'express'],
+        [
+          { clock: clock.read, headers: 'both' },
+          { clock: clock.read, headers: 'both' },
+        ],
+      );
       for (const app of apps) {
         const { headers } = await send(`${app.url}/orders`, { method: 'POST' });
         expect(headers).to.include({ 'RateLimit-Policy': POLICY, 'X-RateLimit-Limit': '3', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': '1' });

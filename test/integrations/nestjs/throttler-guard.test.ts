@@ -38,7 +38,11 @@ const THROTTLERS: ThrottlerOptions[] = [
 ];
 
 /** Two applications guarded by `guard`, whose throttlers count in `storages` (one each, or one shared). */
-async function startApps(platforms: readonly Platform[], storages: readonly RollingWindowThrottlerStorage[], guard: typeof ThrottlerGuard): Promise<RunningApp[]> {
+async function startApps(
+  platforms: readonly Platform[],
+  storages: readonly RollingWindowThrottlerStorage[],
+  guard: typeof ThrottlerGuard,
+): Promise<RunningApp[]> {
   return Promise.all(
     platforms.map((platform, i) =>
       startApp(platform, {
@@ -58,7 +62,9 @@ interface Answer {
 }
 
 const SPELLING = new Map(
-  ['second', 'minute'].flatMap((name) => ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'].map((header) => `${header}-${name}`)).map((name) => [name.toLowerCase(), name]),
+  ['second', 'minute']
+    .flatMap((name) => ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'].map((header) => `${header}-${name}`))
+    .map((name) => [name.toLowerCase(), name]),
 );
 
 /** One request (bounded by a 10 s timeout), and its answer. */
@@ -108,7 +114,13 @@ const RECORDED = { second: [1_500], minute: [0, 500, 1_500] };
 const BODY = JSON.stringify({ statusCode: 429, message: 'ThrottlerException: Too Many Requests' });
 
 /** Sends the steps at their moments, `during` wrapped around each request; returns what was answered, as the steps are written. */
-async function run(apps: readonly RunningApp[], clock: TestClock, start: number, steps: readonly Step[], during: (send: () => Promise<void>) => Promise<void>): Promise<Step[]> {
+async function run(
+  apps: readonly RunningApp[],
+  clock: TestClock,
+  start: number,
+  steps: readonly Step[],
+  during: (send: () => Promise<void>) => Promise<void>,
+): Promise<Step[]> {
   const seen: Step[] = [];
   for (const [atMs, app] of steps) {
     clock.now = start + Math.round(atMs * 1000);
@@ -176,7 +188,10 @@ describe('RollingWindowThrottlerGuard', function () {
       return found;
     }
 
-    for (const platforms of [['express', 'fastify'], ['fastify', 'express']] as const) {
+    for (const platforms of [
+      ['express', 'fastify'],
+      ['fastify', 'express'],
+    ] as const) {
       it(`decides both throttlers in one script call per request, together (${platforms.join(' + ')})`, async () => {
         const clock = new TestClock();
         const namespace = namespaces.next();
@@ -196,7 +211,12 @@ describe('RollingWindowThrottlerGuard', function () {
       const calls: number[] = [];
       const seen = await run(apps, clock, clock.now, SCHEDULE, counting(calls));
       expect(calls, 'script calls per request').to.deep.equal([2, 2, 1, 2, 2, 1]);
-      expect(seen[4]?.[3], 'the request minute refuses').to.deep.equal({ 'X-RateLimit-Limit-second': '2', 'X-RateLimit-Remaining-second': '0', 'X-RateLimit-Reset-second': '1', 'Retry-After-minute': '60' });
+      expect(seen[4]?.[3], 'the request minute refuses').to.deep.equal({
+        'X-RateLimit-Limit-second': '2',
+        'X-RateLimit-Remaining-second': '0',
+        'X-RateLimit-Reset-second': '1',
+        'Retry-After-minute': '60',
+      });
       expect(seen[5]?.[3], "counted by 'second'").to.deep.equal({ 'Retry-After-second': '1' });
       expect(await logs(namespace, clock.now - LAST_MS * 1000)).to.deep.equal({ second: [1_500, 2_000], minute: [0, 500, 1_500] });
     });
@@ -225,7 +245,7 @@ describe('RollingWindowThrottlerGuard', function () {
       ]);
     });
 
-    it("answers as ThrottlerGuard (headers, 429 and body) while their decisions agree", async () => {
+    it('answers as ThrottlerGuard (headers, 429 and body) while their decisions agree', async () => {
       const agreeing = SCHEDULE.slice(0, 4).map(([atMs, app]) => [atMs, app, 0, {}] as Step);
       const answers = [];
       for (const guard of [ThrottlerGuard, RollingWindowThrottlerGuard]) {

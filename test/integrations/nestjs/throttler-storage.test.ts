@@ -28,7 +28,11 @@ class PingController {
 const namespaces = uniqueNamespaces('nest-throttler');
 
 /** Two applications of `platforms` whose ThrottlerGuard counts in `storages` (one each, or one shared). */
-async function startApps(platforms: readonly [Platform, Platform], storages: readonly [RollingWindowThrottlerStorage, RollingWindowThrottlerStorage], throttlers: ThrottlerOptions[]): Promise<RunningApp[]> {
+async function startApps(
+  platforms: readonly [Platform, Platform],
+  storages: readonly [RollingWindowThrottlerStorage, RollingWindowThrottlerStorage],
+  throttlers: ThrottlerOptions[],
+): Promise<RunningApp[]> {
   return Promise.all(
     platforms.map((platform, i) =>
       startApp(platform, {
@@ -119,7 +123,11 @@ describe('RollingWindowThrottlerStorage under ThrottlerGuard', function () {
       return [make(), make()];
     }
 
-    for (const platforms of [['express', 'express'], ['fastify', 'fastify'], ['express', 'fastify']] as const) {
+    for (const platforms of [
+      ['express', 'express'],
+      ['fastify', 'fastify'],
+      ['express', 'fastify'],
+    ] as const) {
       it(`admits exactly on a rolling window and honours blockDuration (${platforms.join(' + ')})`, async () => {
         const clock = new TestClock();
         apps = await startApps(platforms, storages(clock), BLOCKING);
@@ -157,7 +165,7 @@ describe('RollingWindowThrottlerStorage under ThrottlerGuard', function () {
   });
 
   describe('its answers and options', () => {
-    it('answers in ThrottlerGuard\'s units: seconds, rounded up', async () => {
+    it("answers in ThrottlerGuard's units: seconds, rounded up", async () => {
       const clock = new TestClock();
       const storage = new RollingWindowThrottlerStorage({ clock: clock.read });
       expect(await storage.increment('k', 1_500, 1, 2_500, 'default')).to.deep.equal({ totalHits: 1, timeToExpire: 2, isBlocked: false, timeToBlockExpire: 0 });

@@ -24,8 +24,11 @@ const RUN_TIMEOUT_MS = 60_000;
 /** Runs `node ...args` in the repository, to its end. */
 function run(args: readonly string[]): Promise<{ exitCode: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { cwd: REPO, timeout: RUN_TIMEOUT_MS, encoding: 'utf8', env: { ...process.env, REDIS_URL: '' } }, (error, stdout, stderr) =>
-      resolve({ exitCode: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
+    execFile(
+      process.execPath,
+      args,
+      { cwd: REPO, timeout: RUN_TIMEOUT_MS, encoding: 'utf8', env: { ...process.env, REDIS_URL: '' } },
+      (error, stdout, stderr) => resolve({ exitCode: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
     );
   });
 }

@@ -32,11 +32,14 @@ function stallingCluster(): { client: RedisClient; probes: string[]; answerAll: 
     masters: [],
     multi: () => ({ addCommand: () => undefined, exec: () => new Promise(() => undefined) }),
     sendCommand: (_routing: string | undefined, _readonly: boolean | undefined, args: string[]) => {
-      if (args[0] === 'EXISTS') return probes.push(args[1] as string), Promise.resolve(0);
+      if (args[0] === 'EXISTS') return (probes.push(args[1] as string), Promise.resolve(0));
       return new Promise((resolve) => waiting.push(resolve));
     },
     slots: Array.from({ length: 16384 }, (_, slot) => ({ master: { address: slot % 2 === 0 ? 'a:1' : 'b:2' } })),
-    nodeByAddress: new Map([['a:1', {}], ['b:2', {}]]),
+    nodeByAddress: new Map([
+      ['a:1', {}],
+      ['b:2', {}],
+    ]),
     nodeClient: () => node,
   };
   return { client, probes, answerAll: () => waiting.forEach((answer) => answer(null)) };
@@ -89,7 +92,10 @@ describe('adapterFor: one adapter per client', () => {
   it('runs one stall watchdog per node-redis Cluster client, however many limiters use it', async () => {
     const clock = sandbox.useFakeTimers({ toFake: ['performance', 'setInterval', 'clearInterval'] });
     const { client, probes, answerAll } = stallingCluster();
-    const limiters = Array.from({ length: 3 }, (_, i) => new RollingRateLimiter({ ...rules, client, namespace: `stall-${i}`, timeout: 60_000, circuitBreaker: false }));
+    const limiters = Array.from(
+      { length: 3 },
+      (_, i) => new RollingRateLimiter({ ...rules, client, namespace: `stall-${i}`, timeout: 60_000, circuitBreaker: false }),
+    );
     const calls = limiters.map((limiter, i) => limiter.limit(`user-${i}`));
     clock.tick(1_001);
     calls.push(...limiters.map((limiter, i) => limiter.limit(`user-${i}`)));

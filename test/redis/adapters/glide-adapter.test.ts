@@ -55,7 +55,12 @@ describe('Valkey GLIDE adapter', () => {
 
   it('runs a transaction as one call of the atomic block script, each command led by its length', async () => {
     const { client, customCommand } = fakeGlide(false, sinon.stub().resolves([1, 2]));
-    expect(await new GlideAdapter(client as never).transaction([['zadd', 'k', 5, 'm'], ['pexpire', 'k', 10]])).to.deep.equal([1, 2]);
+    expect(
+      await new GlideAdapter(client as never).transaction([
+        ['zadd', 'k', 5, 'm'],
+        ['pexpire', 'k', 10],
+      ]),
+    ).to.deep.equal([1, 2]);
     const [command] = customCommand.lastCall.args as [string[]];
     expect(command.slice(0, 1)).to.deep.equal(['EVALSHA']);
     expect(command.slice(2)).to.deep.equal(['1', 'k', '4', 'zadd', 'k', '5', 'm', '3', 'pexpire', 'k', '10']);
@@ -86,7 +91,10 @@ describe('Valkey GLIDE adapter', () => {
   });
 
   it('sends a call refused with MOVED again to the master MOVED names, by address (IPv4 and IPv6)', async () => {
-    for (const [address, host, port] of [['127.0.0.1:7001', '127.0.0.1', 7001], ['::1:7002', '::1', 7002]] as const) {
+    for (const [address, host, port] of [
+      ['127.0.0.1:7001', '127.0.0.1', 7001],
+      ['::1:7002', '::1', 7002],
+    ] as const) {
       const customCommand = sinon.stub();
       customCommand.onCall(0).resolves([]); // CLUSTER SLOTS, when the adapter is made
       customCommand.onCall(1).rejects(glideError('Moved', `1697 ${address}`));

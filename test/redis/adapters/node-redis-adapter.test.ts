@@ -67,7 +67,9 @@ describe('the node-redis adapters on a client that is not open (client faked)', 
       for (const outcome of await Promise.allSettled(calls)) {
         const reason = (outcome as PromiseRejectedResult).reason as unknown;
         expect(reason).to.be.instanceOf(StoreError);
-        expect((reason as Error).message).to.include(`The ${adapter.kind} client is not connected (isOpen is false)`).and.include('`await client.connect()`');
+        expect((reason as Error).message)
+          .to.include(`The ${adapter.kind} client is not connected (isOpen is false)`)
+          .and.include('`await client.connect()`');
       }
     });
   }

@@ -88,7 +88,12 @@ describe('the node-redis cluster adapter (client faked)', () => {
 
   it('after MOVED, refreshes the client’s slot map and sends the MULTI to the node named, in one piece', async () => {
     const { client, log } = fakeCluster({ multi: () => Promise.reject(errorReply('MOVED 1 b:2')), b: (args) => (args[0] === 'EXEC' ? [1, 2] : 'QUEUED') });
-    expect(await new NodeRedisClusterAdapter(client).transaction([['zadd', KEY, 1, 'm'], ['pexpire', KEY, 10]])).to.deep.equal([1, 2]);
+    expect(
+      await new NodeRedisClusterAdapter(client).transaction([
+        ['zadd', KEY, 1, 'm'],
+        ['pexpire', KEY, 10],
+      ]),
+    ).to.deep.equal([1, 2]);
     expect(log).to.deep.equal([`cluster: EXISTS ${KEY}`, 'b: MULTI', `b: zadd ${KEY} 1 m`, `b: pexpire ${KEY} 10`, 'b: EXEC']);
   });
 
@@ -160,7 +165,10 @@ describe('the node-redis cluster adapter (client faked)', () => {
     expect(failing.log).to.deep.equal([]);
 
     const clock = sandbox.useFakeTimers({ toFake: ['setTimeout'] });
-    const down = fakeCluster({ multi: () => Promise.reject(errorReply('CLUSTERDOWN The cluster is down')), a: () => errorReply('CLUSTERDOWN The cluster is down') });
+    const down = fakeCluster({
+      multi: () => Promise.reject(errorReply('CLUSTERDOWN The cluster is down')),
+      a: () => errorReply('CLUSTERDOWN The cluster is down'),
+    });
     const outcome = new NodeRedisClusterAdapter(down.client).transaction([['zcard', KEY]]).catch((error: unknown) => error);
     await clock.tickAsync(2_000);
     expect(String(await outcome)).to.equal('Error: CLUSTERDOWN The cluster is down');

@@ -118,7 +118,8 @@ describe('failover of a master of a real Redis Cluster (3 masters, 3 replicas)',
         const afterKill = calls.filter((call) => call.startedAt >= 0);
         const failed = afterKill.filter((call) => call.outcome !== 'admitted' && call.outcome !== 'blocked');
         const byError = [...new Set(failed.map((call) => call.outcome))].map((name) => `${name} ×${failed.filter((call) => call.outcome === name).length}`);
-        const failedFrom = failed.length === 0 ? '' : ` from ${Math.round(failed[0]?.startedAt ?? 0)} to ${Math.round(Math.max(...failed.map((call) => call.startedAt)))} ms`;
+        const failedFrom =
+          failed.length === 0 ? '' : ` from ${Math.round(failed[0]?.startedAt ?? 0)} to ${Math.round(Math.max(...failed.map((call) => call.startedAt)))} ms`;
         const admitted = ids.map((id) => calls.filter((call) => call.id === id && call.outcome === 'admitted').length);
         const excess = admitted.reduce((sum, count) => sum + Math.max(0, count - MAX_IN_INTERVAL), 0);
         console.log(
@@ -129,7 +130,9 @@ describe('failover of a master of a real Redis Cluster (3 masters, 3 replicas)',
         );
         expect(recoveredAfterMs, 'ms from the kill until every later call succeeded').to.be.a('number');
         // The circuit breaker (on by default, 1 s cooldown) opened during the outage: calls reach the new master at its next probe.
-        expect((recoveredAfterMs as number) - promotedAfterMs, 'ms from the promotion until every later call succeeded').to.be.at.most(BREAKER_COOLDOWN_MS + 1_500);
+        expect((recoveredAfterMs as number) - promotedAfterMs, 'ms from the promotion until every later call succeeded').to.be.at.most(
+          BREAKER_COOLDOWN_MS + 1_500,
+        );
         expect(recoveredAfterMs, 'ms from the kill until every later call succeeded').to.be.at.most(NODE_TIMEOUT_MS + BREAKER_COOLDOWN_MS + 4_500);
         const lastOf = (id: string): string | undefined => calls.filter((call) => call.id === id).at(-1)?.outcome;
         expect(ids.map(lastOf), 'every id ends blocked: the limit holds after the failover').to.deep.equal(ids.map(() => 'blocked'));

@@ -89,8 +89,28 @@ describe('the library on a real Redis Cluster', function () {
     const random = new SeededRandom(20_240_607);
     const alphabet = ['a', 'b', 'z', '0', '{', '}', '{', '}', ':', '%', ' ', '\n', '\u0000', 'é', 'ß', '日', '本', '😀', '🚀'];
     const keys = [
-      '', 'foo', '{}', '{}{a}', '{a}{b}', 'a{b}c', '{{a}}', '}{a}', '{', '}', '}{', 'foo{}bar', '{user1000}.following',
-      '{user1000}.followers', 'foo{bar}{zap}', 'ключ', '日本語{東京}', '😀{😀}', '{é}', 'a{é}b', '{ tag with spaces }x', '\n{x}\r',
+      '',
+      'foo',
+      '{}',
+      '{}{a}',
+      '{a}{b}',
+      'a{b}c',
+      '{{a}}',
+      '}{a}',
+      '{',
+      '}',
+      '}{',
+      'foo{}bar',
+      '{user1000}.following',
+      '{user1000}.followers',
+      'foo{bar}{zap}',
+      'ключ',
+      '日本語{東京}',
+      '😀{😀}',
+      '{é}',
+      'a{é}b',
+      '{ tag with spaces }x',
+      '\n{x}\r',
     ];
     for (let i = 0; i < 250; i++) {
       const length = random.int(0, 20);

@@ -66,7 +66,10 @@ describe('batch: true on real Redis (ioredis)', () => {
       { batch: true },
     );
     const answers = await Promise.all(Array.from({ length: 1_024 }, (_, i) => stack.limit(`user-${i % 16}`)));
-    expect(answers.filter((blocked) => !blocked), 'admitted').to.have.length(1_024);
+    expect(
+      answers.filter((blocked) => !blocked),
+      'admitted',
+    ).to.have.length(1_024);
     const largest = Math.max(...evalsha.getCalls().map((call) => (call.args as unknown[]).flat().length));
     expect(largest, 'keys and arguments in the largest script call').to.be.at.most(MAX_BATCH_ARGUMENTS + 2);
     const unrelated = limiter();

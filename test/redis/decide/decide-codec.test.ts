@@ -69,7 +69,16 @@ describe('the decide script call layout', () => {
     const { keys, args } = encodeCall(decisions);
     const reply: unknown = await client.eval(DECIDE_SCRIPT.lua, keys.length, ...keys, ...args);
     expect(reply, "verdict, |S| and |S'|").to.deep.equal([1, 0, 1]);
-    const outcome = { now: 1_700_000_000_000_000, alreadyAdmitted: false, tiers: [{ verdict: { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false }, after: { count: 1, newest: undefined, maxthNewest: undefined } }] };
+    const outcome = {
+      now: 1_700_000_000_000_000,
+      alreadyAdmitted: false,
+      tiers: [
+        {
+          verdict: { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false },
+          after: { count: 1, newest: undefined, maxthNewest: undefined },
+        },
+      ],
+    };
     expect(readOutcomes(decisions, reply)).to.deep.equal([outcome]);
     expect(readOutcomes(decisions, ['1', '0', '1']), 'integers given as text').to.deep.equal([outcome]);
     expect(() => readOutcomes(decisions, 'OK')).to.throw(StoreError, /Unexpected reply/);
@@ -78,14 +87,21 @@ describe('the decide script call layout', () => {
     const call = encodeCall(failing);
     const refused: unknown = await client.eval(DECIDE_SCRIPT.lua, call.keys.length, ...call.keys, ...call.args);
     expect(refused).to.deep.equal([-1]);
-    expect(readOutcomes(failing, refused)[0]).to.be.instanceOf(StoreError).with.property('message').that.matches(/WRONGTYPE/);
+    expect(readOutcomes(failing, refused)[0])
+      .to.be.instanceOf(StoreError)
+      .with.property('message')
+      .that.matches(/WRONGTYPE/);
   });
 
   it('callSizeOf bounds what encodeCall adds for a decision, exactly when its rules are new to the call', () => {
     const store = new ScriptStore(new IORedisAdapter(client), false);
     const size = (call: { keys: string[]; args: unknown[] }): number => call.keys.length + call.args.length;
     for (let n = 1; n <= 4; n += 1) {
-      const tiers = Array.from({ length: n }, (_, i): Tier => ({ key: `k${i}`, rule: { intervalUs: 1 + i, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store }));
+      const tiers = Array.from({ length: n }, (_, i): Tier => ({
+        key: `k${i}`,
+        rule: { intervalUs: 1 + i, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 },
+        store,
+      }));
       const decision: ScriptDecision = { tiers, now: 1, dryRun: false, actionId: 'a' };
       // The call's first argument is how many rules it carries.
       expect(size(encodeCall([decision])), `${n} tiers`).to.equal(1 + callSizeOf(decision));
@@ -107,8 +123,16 @@ describe('the decide script call layout', () => {
     const store = new ScriptStore(new IORedisAdapter(client), false);
     const ns = namespaces.next();
     // Every rule field differs between the tiers and from every other field.
-    const a: Tier = { key: `${ns}:a:{alice}`, rule: { intervalUs: 7_654_321, maxInInterval: 3, minDifferenceUs: 250_000, countBlocked: true, inFlightUs: 0 }, store };
-    const b: Tier = { key: `${ns}:b:{alice}`, rule: { intervalUs: 9_876_543, maxInInterval: 2, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store };
+    const a: Tier = {
+      key: `${ns}:a:{alice}`,
+      rule: { intervalUs: 7_654_321, maxInInterval: 3, minDifferenceUs: 250_000, countBlocked: true, inFlightUs: 0 },
+      store,
+    };
+    const b: Tier = {
+      key: `${ns}:b:{alice}`,
+      rule: { intervalUs: 9_876_543, maxInInterval: 2, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 },
+      store,
+    };
     const c: Tier = { key: `${ns}:c:{bob}`, rule: { intervalUs: 3_333_333, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store };
     const t0 = 1_700_000_000_123_457;
     // The reply's values, in the order the script's header names them.

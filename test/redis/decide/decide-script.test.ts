@@ -83,11 +83,24 @@ describe('the decide script on real Redis', () => {
   });
 
   /** Runs `body` and counts the commands Redis served meanwhile. */
-  const scriptModes: readonly { name: string; build: (clock: TestClock) => RollingRateLimiter | RateLimiterStack; rules: { intervalMs: number; maxInInterval: number; minDifferenceMs: number; countBlocked: boolean } }[] = [
+  const scriptModes: readonly {
+    name: string;
+    build: (clock: TestClock) => RollingRateLimiter | RateLimiterStack;
+    rules: { intervalMs: number; maxInInterval: number; minDifferenceMs: number; countBlocked: boolean };
+  }[] = [
     {
       name: 'countBlocked: false with a gap rule',
       rules: { intervalMs: 1000, maxInInterval: 3, minDifferenceMs: 100, countBlocked: false },
-      build: (clock) => new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 1000, maxInInterval: 3, minDifference: 100, countBlocked: false, clock: clock.read }),
+      build: (clock) =>
+        new RollingRateLimiter({
+          client,
+          namespace: namespaces.next(),
+          interval: 1000,
+          maxInInterval: 3,
+          minDifference: 100,
+          countBlocked: false,
+          clock: clock.read,
+        }),
     },
     {
       name: 'useScript: true',
@@ -100,7 +113,15 @@ describe('the decide script on real Redis', () => {
       rules: { intervalMs: 1000, maxInInterval: 2, minDifferenceMs: 100, countBlocked: true },
       build: (clock) =>
         new RateLimiterStack([
-          new RollingRateLimiter({ client, namespace: namespaces.next('a'), interval: 1000, maxInInterval: 3, minDifference: 100, countBlocked: false, clock: clock.read }),
+          new RollingRateLimiter({
+            client,
+            namespace: namespaces.next('a'),
+            interval: 1000,
+            maxInInterval: 3,
+            minDifference: 100,
+            countBlocked: false,
+            clock: clock.read,
+          }),
           new RollingRateLimiter({ client, namespace: namespaces.next('b'), interval: 1000, maxInInterval: 2, minDifference: 100, clock: clock.read }),
         ]),
     },
@@ -141,7 +162,11 @@ describe('the decide script on real Redis', () => {
         return reply;
       });
       await client.script('LOAD', DECIDE_SCRIPT.lua);
-      const tier = { key, rule: { intervalUs: 60_000_000, maxInInterval, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store: new ScriptStore(measuring, false) };
+      const tier = {
+        key,
+        rule: { intervalUs: 60_000_000, maxInInterval, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 },
+        store: new ScriptStore(measuring, false),
+      };
       const decision = await decideWithScript(measuring, { tiers: [tier], now: clock.now, dryRun: false });
       expect(decision.tiers[0]?.verdict.blockedDueToCount).to.equal(true);
       await decideWithScript(measuring, { tiers: [tier], now: undefined, dryRun: true });

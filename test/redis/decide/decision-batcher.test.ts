@@ -48,8 +48,14 @@ describe('the decision batcher (adapter stubbed)', () => {
     const { adapter, sizes, keyCounts } = stubAdapter(() => Promise.reject(new Error('ERR stub')));
     const batcher = new DecisionBatcher(adapter, decideBatchWithScript);
     const outcomes = await Promise.allSettled(Array.from({ length: 1_024 }, (_, i) => batcher.decide(decisionOf(`user-${i}`, 100))));
-    expect(outcomes.every((outcome) => outcome.status === 'rejected'), 'every caller answered').to.equal(true);
-    expect(keyCounts.reduce((sum, count) => sum + count, 0), 'every decision sent once').to.equal(1_024 * 100 * KEY_FIELDS.length);
+    expect(
+      outcomes.every((outcome) => outcome.status === 'rejected'),
+      'every caller answered',
+    ).to.equal(true);
+    expect(
+      keyCounts.reduce((sum, count) => sum + count, 0),
+      'every decision sent once',
+    ).to.equal(1_024 * 100 * KEY_FIELDS.length);
     expect(Math.max(...sizes), 'keys and arguments in the largest call').to.be.at.most(MAX_BATCH_ARGUMENTS);
     expect(Math.min(...sizes), 'no call is needlessly small').to.be.above(MAX_BATCH_ARGUMENTS / 4);
   });
@@ -99,7 +105,10 @@ describe('the decision batcher (adapter stubbed)', () => {
       const batcher = new DecisionBatcher(adapter, decideBatchWithScript);
       const first = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => batcher.decide(decisionOf(`user-${i}`, 1))));
       const reasons = first.map((outcome): unknown => (outcome.status === 'rejected' ? outcome.reason : outcome.value));
-      expect(reasons.every((reason) => reason instanceof RangeError), 'every caller rejected with what the client threw').to.equal(true);
+      expect(
+        reasons.every((reason) => reason instanceof RangeError),
+        'every caller rejected with what the client threw',
+      ).to.equal(true);
       throwing = false;
       // Redis answers the next batch (with a reply the decide script could not give): each caller is answered, none hangs.
       const next = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => batcher.decide(decisionOf(`user-${i}`, 1))));

@@ -37,7 +37,10 @@ describe('decision isolation in the decide script (real Redis)', () => {
       });
       const outcomes = await Promise.all(calls);
       const failed = outcomes.filter((outcome) => 'error' in outcome);
-      expect(failed.map((outcome) => outcome.id), 'only the poisoned id fails').to.deep.equal(Array<string>(10).fill('poisoned'));
+      expect(
+        failed.map((outcome) => outcome.id),
+        'only the poisoned id fails',
+      ).to.deep.equal(Array<string>(10).fill('poisoned'));
       for (const outcome of failed) {
         expect((outcome as { error: unknown }).error).to.be.instanceOf(StoreError);
         expect(String((outcome as { error: Error }).error.message)).to.include('WRONGTYPE');
@@ -62,7 +65,10 @@ describe('decision isolation in the decide script (real Redis)', () => {
         expect((error as StoreError).code, `call ${i} on the poisoned id`).to.equal('ERR_RATE_LIMITER_STORE');
       }
       const others = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => limiter.limit(`user-${i}`)));
-      expect(others.filter((outcome) => outcome.status === 'rejected'), 'calls on other ids that failed').to.deep.equal([]);
+      expect(
+        others.filter((outcome) => outcome.status === 'rejected'),
+        'calls on other ids that failed',
+      ).to.deep.equal([]);
     });
   }
 
@@ -105,7 +111,10 @@ describe('decision isolation in the decide script (real Redis)', () => {
           const call = (next += 1);
           const now = Date.now() * 1_000;
           const tiers = [{ key: `${namespace}:{k${call}}`, rule, store: undefined as never }];
-          const outcomes = await decideBatchWithScript(adapter, Array.from({ length: 10 }, () => ({ tiers, now, dryRun: false })));
+          const outcomes = await decideBatchWithScript(
+            adapter,
+            Array.from({ length: 10 }, () => ({ tiers, now, dryRun: false })),
+          );
           const admitted = outcomes.filter((outcome) => !(outcome instanceof Error) && !outcome.tiers[0]?.verdict.blocked).length;
           if (admitted !== 1) overAdmitted.push(call);
         }

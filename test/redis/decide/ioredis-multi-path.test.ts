@@ -64,13 +64,15 @@ describe('the ioredis MULTI path on real Redis', () => {
     // ZREMRANGEBYSCORE, ZCOUNT, one ZREVRANGE (the (k-1)-th and k-th newest: without a gap rule nothing reads the
     // newest), ZADD, ZREMRANGEBYRANK, then the companion's ZREMRANGEBYSCORE and ZUNIONSTORE (Redis runs scripts:
     // processes with action ids may share the key), and PEXPIRE per decision (and this test's own ZCARDs).
-    expect(['zremrangebyscore', 'zcount', 'zadd', 'zremrangebyrank', 'zunionstore', 'pexpire'].map(calls)).to.deep.equal([40_000, 20_000, 20_000, 20_000, 20_000, 20_000]);
+    expect(['zremrangebyscore', 'zcount', 'zadd', 'zremrangebyrank', 'zunionstore', 'pexpire'].map(calls)).to.deep.equal([
+      40_000, 20_000, 20_000, 20_000, 20_000, 20_000,
+    ]);
     expect(calls('zrevrange')).to.equal(20_000);
     expect(calls('zcard')).to.equal(20_000 / 50);
     expect(calls('zrange') + calls('zrangebyscore'), 'never the whole set').to.equal(0);
   });
 
-  it("leaves alone the action records of processes that share the key through the decide script, whatever their rank", async () => {
+  it('leaves alone the action records of processes that share the key through the decide script, whatever their rank', async () => {
     const clock = new TestClock();
     const namespace = namespaces.next();
     const rules = { client, namespace, interval: 60_000, maxInInterval: 3, clock: clock.read };

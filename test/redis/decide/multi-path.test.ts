@@ -36,10 +36,13 @@ describe('the MULTI path (adapter stubbed)', () => {
     expect(commands[4]?.slice(0, 3)).to.deep.equal(['zadd', 'k', now]);
     expect(commands[5]).to.deep.equal(['zremrangebyrank', 'k', 0, -11]);
     expect(commands[6]).to.deep.equal(['pexpire', 'k', 62_000]);
-    expect(commands.some((command) => command[3] === -1), 'never a ZRANGE 0 -1').to.equal(false);
+    expect(
+      commands.some((command) => command[3] === -1),
+      'never a ZRANGE 0 -1',
+    ).to.equal(false);
   });
 
-  it('on a client that runs scripts, puts back the action records of the key\'s companion after the flood bound, before the PEXPIRE', async () => {
+  it("on a client that runs scripts, puts back the action records of the key's companion after the flood bound, before the PEXPIRE", async () => {
     const { adapter, transaction } = stubAdapter([...replies(0, [], []).slice(0, 6), 0, 1, 1], true);
     await attemptWithMulti(adapter, tierOf({ ...rule, inFlightUs: 2_000_000 }), now);
     const commands = transaction.firstCall.args[0] as RedisCommand[];

@@ -69,7 +69,10 @@ describe('the script path on real Redis', () => {
     for (const [i, limiter] of limiters.entries()) {
       const scores = (await client.zrange(keyOf(limiter.namespace, 'user'), 0, -1, 'WITHSCORES')).filter((_, k) => k % 2 === 1).map(Number);
       const inWindow = reference.recordedIn(i, 'user').filter((t) => t > clock.now - (rules[i] as { intervalMs: number }).intervalMs * 1000);
-      expect(scores.filter((t) => t > clock.now - (rules[i] as { intervalMs: number }).intervalMs * 1000), `tier ${i}`).to.deep.equal(inWindow);
+      expect(
+        scores.filter((t) => t > clock.now - (rules[i] as { intervalMs: number }).intervalMs * 1000),
+        `tier ${i}`,
+      ).to.deep.equal(inWindow);
       expect(scores.length, `tier ${i}`).to.be.at.most(limiter.maxInInterval);
     }
   });

@@ -27,12 +27,18 @@ describe('the decide script: the short path decides as the general path', () => 
   });
 
   /** The decide script with its short path switched off: the general path decides every decision. */
-  const SHORT_PATH = 'if n == 1 and member ~= \'\' and nowText ~= \'\' and rules[o + rule_gap] == 0 and rules[o + rule_max] > 1 then';
+  const SHORT_PATH = "if n == 1 and member ~= '' and nowText ~= '' and rules[o + rule_gap] == 0 and rules[o + rule_max] > 1 then";
   const generalOnly = DECIDE_SCRIPT.lua.replace(SHORT_PATH, 'if false then');
 
-  it('is taken only by one tier, an attempt without an action id on the caller\'s clock, with no gap and a max above 1', () => {
+  it("is taken only by one tier, an attempt without an action id on the caller's clock, with no gap and a max above 1", () => {
     expect(DECIDE_SCRIPT.lua.split(SHORT_PATH), 'the script checks the same, once').to.have.length(2);
-    const rule = (minDifferenceUs: number, maxInInterval: number): WindowRule => ({ intervalUs: 1_000_000, maxInInterval, minDifferenceUs, countBlocked: false, inFlightUs: 0 });
+    const rule = (minDifferenceUs: number, maxInInterval: number): WindowRule => ({
+      intervalUs: 1_000_000,
+      maxInInterval,
+      minDifferenceUs,
+      countBlocked: false,
+      inFlightUs: 0,
+    });
     const tier = (r: WindowRule): Tier => ({ key: 'k', rule: r }) as unknown as Tier;
     const attempt: ScriptDecision = { tiers: [tier(rule(0, 2))], now: 1, dryRun: false };
     expect(takesShortPath(attempt)).to.equal(true);
@@ -77,7 +83,9 @@ describe('the decide script: the short path decides as the general path', () => 
         for (const id of ids.slice(0, 3)) {
           for (const suffix of ['', ':a']) {
             const [inShort, inGeneral] = [keyOf(short, id) + suffix, keyOf(general, id) + suffix];
-            expect(await client.zrange(inShort, 0, -1, 'WITHSCORES'), `step ${step}: ${inShort}`).to.deep.equal(await client.zrange(inGeneral, 0, -1, 'WITHSCORES'));
+            expect(await client.zrange(inShort, 0, -1, 'WITHSCORES'), `step ${step}: ${inShort}`).to.deep.equal(
+              await client.zrange(inGeneral, 0, -1, 'WITHSCORES'),
+            );
             const [ttlShort, ttlGeneral] = [await client.pttl(inShort), await client.pttl(inGeneral)];
             expect(ttlShort > 0, `step ${step}: ${inShort} has a TTL as ${inGeneral} does (${ttlShort}, ${ttlGeneral})`).to.equal(ttlGeneral > 0);
             expect(Math.abs(ttlShort - ttlGeneral), `step ${step}: ${inShort}'s TTL`).to.be.below(1000);

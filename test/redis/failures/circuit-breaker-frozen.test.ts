@@ -36,7 +36,14 @@ describe('the circuit breaker on a frozen real Redis', function () {
   });
 
   it('settles calls at once while Redis is frozen, and goes back to Redis within cooldownMs + 1 s once it is back', async () => {
-    const limiter = new RollingRateLimiter({ client, namespace: `breaker:${process.pid}`, interval: 60_000, maxInInterval: 1_000_000, timeout: 300, onStoreError: 'allow' });
+    const limiter = new RollingRateLimiter({
+      client,
+      namespace: `breaker:${process.pid}`,
+      interval: 60_000,
+      maxInInterval: 1_000_000,
+      timeout: 300,
+      onStoreError: 'allow',
+    });
     expect(await limiter.limit('warm')).to.equal(false);
     const calls: Call[] = [];
     const pending: Promise<void>[] = [];

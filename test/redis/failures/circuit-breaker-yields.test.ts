@@ -29,7 +29,11 @@ describe('an open circuit yields to the event loop (loops that await only the li
   });
   after(async () => server?.stop());
 
-  for (const [policy, loops] of [['block', 2], ['throw', 2], ['block', 4]] as const) {
+  for (const [policy, loops] of [
+    ['block', 2],
+    ['throw', 2],
+    ['block', 4],
+  ] as const) {
     it(`${loops} loops, onStoreError '${policy}': timers tick while the circuit is open, Redis decides again within 3 s of SIGCONT, the worker stops when asked`, async () => {
       const child = startChild('open-circuit-loops.ts', [server.url, policy, String(loops)], 20_000);
       const statuses: Status[] = [];

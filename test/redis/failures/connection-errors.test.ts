@@ -56,12 +56,17 @@ describe('errors that say what is wrong with the connection', function () {
       try {
         const adapter = adapterFor(client);
         await retryUntil('a refused connection', async () => (seen.length > 0 ? true : undefined), { timeoutMs: 5_000 });
-        const error = await callStore(() => adapter.evalsha('0'.repeat(40), ['k'], []), 200, 'Recording an attempt', () =>
-          adapter.connectionProblem?.(),
+        const error = await callStore(
+          () => adapter.evalsha('0'.repeat(40), ['k'], []),
+          200,
+          'Recording an attempt',
+          () => adapter.connectionProblem?.(),
         ).catch((caught: unknown) => caught);
         expect(error).to.be.instanceOf(TimeoutError);
         expect((error as TimeoutError).cause).to.have.property('code', 'ECONNREFUSED');
-        expect((error as TimeoutError).message).to.match(/^The store did not answer within 200 ms: the ioredis client is not connected \(status "(reconnecting|connecting)"\)/);
+        expect((error as TimeoutError).message).to.match(
+          /^The store did not answer within 200 ms: the ioredis client is not connected \(status "(reconnecting|connecting)"\)/,
+        );
         expect((error as TimeoutError).message).to.not.contain('raise the `timeout`');
         console.log(`      ${(error as Error).message}`);
         // The same through a limiter: its store hands the adapter's diagnosis to the timeout.

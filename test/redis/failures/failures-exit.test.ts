@@ -38,19 +38,16 @@ describe('a process that used the limiter exits by itself', function () {
     { scenario: 'memory', url: () => '', expectSeen: (seen) => expect(seen).to.deep.equal(fromStore) },
     { scenario: 'ioredis-quit', url: () => server.url, expectSeen: (seen) => expect(seen).to.deep.equal(fromStore) },
     { scenario: 'node-redis-close', url: () => server.url, expectSeen: (seen) => expect(seen).to.deep.equal(fromStore) },
-    ...[
-      'ioredis-unreachable-noretry',
-      'ioredis-unreachable-disconnect',
-      'node-redis-unreachable-noreconnect',
-      'node-redis-unreachable-destroy',
-    ].map((scenario) => ({
-      scenario,
-      url: () => deadUrl,
-      expectSeen: (seen: string[]) => {
-        expect(seen).to.have.length(3);
-        for (const outcome of seen) expect(outcome).to.match(/^allowed \(allow: (StoreError|TimeoutError)\)$/);
-      },
-    })),
+    ...['ioredis-unreachable-noretry', 'ioredis-unreachable-disconnect', 'node-redis-unreachable-noreconnect', 'node-redis-unreachable-destroy'].map(
+      (scenario) => ({
+        scenario,
+        url: () => deadUrl,
+        expectSeen: (seen: string[]) => {
+          expect(seen).to.have.length(3);
+          for (const outcome of seen) expect(outcome).to.match(/^allowed \(allow: (StoreError|TimeoutError)\)$/);
+        },
+      }),
+    ),
   ];
 
   it('in every scenario: exit code 0, within a few seconds, no unhandled rejection, nothing on stderr', async () => {

@@ -70,7 +70,9 @@ describe('clients configured as users often do, while Redis is stopped', functio
     for (const config of configs) {
       const connection = await config.connect(server.url);
       connections.push(connection);
-      limiters.push(new RollingRateLimiter({ client: connection.client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 2, timeout: TIMEOUT_MS }));
+      limiters.push(
+        new RollingRateLimiter({ client: connection.client, namespace: namespaces.next(), interval: 60_000, maxInInterval: 2, timeout: TIMEOUT_MS }),
+      );
     }
   });
   after(async () => {
@@ -111,7 +113,14 @@ describe('clients configured as users often do, while Redis is stopped', functio
         const name = configs[i]?.name ?? '';
         await retryUntil(`${name} recovers`, async () => ((await limiter.wouldLimit('probe')) === false ? true : undefined));
         const infos = [await limiter.limitWithInfo('after'), await limiter.limitWithInfo('after'), await limiter.limitWithInfo('after')];
-        expect(infos.map((info) => [info.blocked, info.storeFailure]), name).to.deep.equal([[false, undefined], [false, undefined], [true, undefined]]);
+        expect(
+          infos.map((info) => [info.blocked, info.storeFailure]),
+          name,
+        ).to.deep.equal([
+          [false, undefined],
+          [false, undefined],
+          [true, undefined],
+        ]);
       }),
     );
   });
@@ -245,11 +254,26 @@ describe('a Redis user without EVAL/EVALSHA permission', function () {
       };
 
       it('rejects the first limit() of a countBlocked: false limiter with a StoreError naming EVALSHA/EVAL and the ACL fix', async () => {
-        const limiter = new RollingRateLimiter({ client: connection.client, namespace: namespaces.next('acl'), interval: 60_000, maxInInterval: 2, countBlocked: false });
+        const limiter = new RollingRateLimiter({
+          client: connection.client,
+          namespace: namespaces.next('acl'),
+          interval: 60_000,
+          maxInInterval: 2,
+          countBlocked: false,
+        });
         expectMissingPermission(await settle(() => limiter.limit('user')), 'limit()');
-        const redisClock = new RollingRateLimiter({ client: connection.client, namespace: namespaces.next('acl'), interval: 60_000, maxInInterval: 2, clock: 'redis' });
+        const redisClock = new RollingRateLimiter({
+          client: connection.client,
+          namespace: namespaces.next('acl'),
+          interval: 60_000,
+          maxInInterval: 2,
+          clock: 'redis',
+        });
         expectMissingPermission(await settle(() => redisClock.limit('user')), "clock: 'redis' limit()");
-        const stack = new RateLimiterStack([limiter, new RollingRateLimiter({ client: connection.client, namespace: namespaces.next('acl'), interval: 1_000, maxInInterval: 1 })]);
+        const stack = new RateLimiterStack([
+          limiter,
+          new RollingRateLimiter({ client: connection.client, namespace: namespaces.next('acl'), interval: 1_000, maxInInterval: 1 }),
+        ]);
         expectMissingPermission(await settle(() => stack.limit('user')), 'stack.limit()');
         // Every call of a script store is a script, dry runs included.
         expectMissingPermission(await settle(() => limiter.wouldLimit('user')), 'wouldLimit()');
@@ -271,7 +295,13 @@ describe('a Redis user without EVAL/EVALSHA permission', function () {
       });
 
       it('serves a limiter with useScript: false (countBlocked: true, a local clock), which needs only plain commands', async () => {
-        const limiter = new RollingRateLimiter({ client: connection.client, namespace: namespaces.next('acl'), interval: 60_000, maxInInterval: 2, useScript: false });
+        const limiter = new RollingRateLimiter({
+          client: connection.client,
+          namespace: namespaces.next('acl'),
+          interval: 60_000,
+          maxInInterval: 2,
+          useScript: false,
+        });
         const results = [await limiter.limit('user'), await limiter.limit('user'), await limiter.limit('user')];
         expect(results).to.deep.equal([false, false, true]);
         expect(await limiter.wouldLimitWithInfo('user')).to.deep.include({ blocked: true, blockedDueToCount: true, actionsRemaining: 0 });

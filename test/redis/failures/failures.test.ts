@@ -125,10 +125,9 @@ for (const { name: clientName, connect } of CLIENTS) {
         onStoreError: 'block',
       });
       memoryStack = new RateLimiterStack([new RollingRateLimiter(RULES), new RollingRateLimiter({ interval: 3_600_000, maxInInterval: 5, namespace: 'hour' })]);
-      fallbackStack = new RateLimiterStack(
-        [tier('fallback-minute', RULES), tier('fallback-hour', { interval: 3_600_000, maxInInterval: 5 })],
-        { onStoreError: memoryStack },
-      );
+      fallbackStack = new RateLimiterStack([tier('fallback-minute', RULES), tier('fallback-hour', { interval: 3_600_000, maxInInterval: 5 })], {
+        onStoreError: memoryStack,
+      });
     });
 
     after(async () => {
@@ -214,7 +213,10 @@ for (const { name: clientName, connect } of CLIENTS) {
             const infos = calls.map((call, i) => valueOf(call, `stack.limitWithInfo() #${i + 1}`));
             expect(infos.map((info) => info.storeFailure?.policy)).to.deep.equal(['fallback', 'fallback', 'fallback']);
             expect(infos.map((info) => info.blocked)).to.deep.equal([false, false, true]);
-            expect(infos[2]?.tiers.map((tier) => tier.blocked), 'the minute tier of the fallback stack blocks').to.deep.equal([true, false]);
+            expect(
+              infos[2]?.tiers.map((tier) => tier.blocked),
+              'the minute tier of the fallback stack blocks',
+            ).to.deep.equal([true, false]);
             expectTiming(calls, fault.name);
           });
         }
@@ -228,9 +230,18 @@ for (const { name: clientName, connect } of CLIENTS) {
             const id = `recovered:${fault.name}:${policy}`;
             const infos: RateLimitInfo[] = [];
             for (let i = 0; i < 3; i += 1) infos.push(await limiter.limitWithInfo(id));
-            expect(infos.map((info) => info.storeFailure), policy).to.deep.equal([undefined, undefined, undefined]);
-            expect(infos.map((info) => info.blocked), policy).to.deep.equal([false, false, true]);
-            expect(infos.map((info) => info.actionsRemaining), policy).to.deep.equal([1, 0, 0]);
+            expect(
+              infos.map((info) => info.storeFailure),
+              policy,
+            ).to.deep.equal([undefined, undefined, undefined]);
+            expect(
+              infos.map((info) => info.blocked),
+              policy,
+            ).to.deep.equal([false, false, true]);
+            expect(
+              infos.map((info) => info.actionsRemaining),
+              policy,
+            ).to.deep.equal([1, 0, 0]);
             expect(await admin.exists(new KeyBuilder(limiter.namespace).keyFor(id)), `${policy}: the window is in Redis`).to.equal(1);
           }
           // Not asserted, reported: attempts that timed out during the fault may still reach Redis once it is back

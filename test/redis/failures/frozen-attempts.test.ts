@@ -73,8 +73,16 @@ describe('attempts that timed out while Redis was frozen', function () {
       it('leaves up to maxInInterval admitted records, which block the id for the whole interval', async () => {
         const limiter = new RollingRateLimiter({ ...RULES, client: connection.client, namespace: namespaces.next(), onStoreError });
         const answers = await attemptWhileFrozen(limiter);
-        if (onStoreError === 'block') expect(answers.filter((a) => a.toldBlocked), 'told blocked').to.have.length(CALLERS);
-        else expect(answers.filter((a) => a.failed), 'rejected').to.have.length(CALLERS);
+        if (onStoreError === 'block')
+          expect(
+            answers.filter((a) => a.toldBlocked),
+            'told blocked',
+          ).to.have.length(CALLERS);
+        else
+          expect(
+            answers.filter((a) => a.failed),
+            'rejected',
+          ).to.have.length(CALLERS);
         const next = await retryUntil(
           'Redis decides again',
           async () => {

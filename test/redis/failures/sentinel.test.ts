@@ -92,7 +92,13 @@ describe('Redis Sentinel (a primary, a replica, three sentinels)', function () {
       });
 
       it(`works again within ${RECOVERY_LIMIT_MS / 1_000} s after SENTINEL FAILOVER, under ${CALLERS} callers`, async () => {
-        const limiter = new RollingRateLimiter({ client: client(), namespace: namespaces.next('failover'), interval: 60_000, maxInInterval: 1_000_000, timeout: 300 });
+        const limiter = new RollingRateLimiter({
+          client: client(),
+          namespace: namespaces.next('failover'),
+          interval: 60_000,
+          maxInInterval: 1_000_000,
+          timeout: 300,
+        });
         const calls: { startedAt: number; endedAt: number; ok: boolean; error?: string }[] = [];
         let failoverAt = Number.POSITIVE_INFINITY;
         let stop = false;

@@ -46,7 +46,8 @@ describe('Bun’s built-in RedisClient', () => {
   });
 
   it('is refused at construction with an UnsupportedError that names the clients to use', () => {
-    const construct = (): RollingRateLimiter => new RollingRateLimiter({ client: client as unknown as RedisClient, namespace: 'bun', interval: 1000, maxInInterval: 1 });
+    const construct = (): RollingRateLimiter =>
+      new RollingRateLimiter({ client: client as unknown as RedisClient, namespace: 'bun', interval: 1000, maxInInterval: 1 });
     expect(construct).to.throw(UnsupportedError).with.property('code', 'ERR_RATE_LIMITER_UNSUPPORTED');
     expect(construct).to.throw(/RedisClient/);
     expect(construct).to.throw(/ioredis/);

@@ -33,7 +33,14 @@ let now = 0;
 const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
 client.on('error', () => undefined); // failures reach the requests; the test reads them there
 // The mode the HTTP guide recommends for an API; the clock is the parent's.
-const limiter = new RollingRateLimiter({ client, namespace, interval: Number(windowText), maxInInterval: Number(limitText), countBlocked: false, clock: () => now });
+const limiter = new RollingRateLimiter({
+  client,
+  namespace,
+  interval: Number(windowText),
+  maxInInterval: Number(limitText),
+  countBlocked: false,
+  clock: () => now,
+});
 
 const app = new Hono();
 app.use(rateLimit({ limiter, policyName: () => 'api', connInfo: getConnInfo }));

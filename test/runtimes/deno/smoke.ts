@@ -42,7 +42,11 @@ assert.deepEqual(await limiter.limitWithInfo('user'), info(true, true, true, 0, 
 assert.equal(await limiter.undo('user', 'send-1'), true, 'an admitted action is given back');
 assert.equal(await limiter.undo('user', 'send-1'), false, 'once');
 at(1000);
-assert.deepEqual(await limiter.wouldLimitWithInfo('user'), info(false, false, false, 0, 150), 'the attempt at 0 ms has left the window; the blocked one at 150 ms counts');
+assert.deepEqual(
+  await limiter.wouldLimitWithInfo('user'),
+  info(false, false, false, 0, 150),
+  'the attempt at 0 ms has left the window; the blocked one at 150 ms counts',
+);
 at(1100);
 assert.deepEqual(await limiter.limitWithInfo('user'), info(false, false, false, 0, 100));
 await limiter.clear('user');
@@ -61,7 +65,11 @@ at(3000);
 assert.equal(await stack.limit('teacher'), false);
 at(6000);
 const third = await stack.limitWithInfo('teacher');
-assert.deepEqual([third.blocked, third.blockedDueToCount, third.millisecondsUntilAllowed], [true, true, 54_000], 'the minute tier is full until a minute after the first');
+assert.deepEqual(
+  [third.blocked, third.blockedDueToCount, third.millisecondsUntilAllowed],
+  [true, true, 54_000],
+  'the minute tier is full until a minute after the first',
+);
 assert.equal(await perMinute.wouldLimit('teacher'), true, 'a tier alone sees the stack’s records');
 
 unsubscribe('rolling-window-limiter:decision', onDecision);

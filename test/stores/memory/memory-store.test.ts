@@ -35,7 +35,7 @@ describe('MemoryStore', () => {
     expect(closest, 'µs between two admissions').to.be.at.least(1000);
   });
 
-  it('keeps an id the model still counts when the attempts\' clock jumps ahead and steps back', async () => {
+  it("keeps an id the model still counts when the attempts' clock jumps ahead and steps back", async () => {
     const store = new MemoryStore();
     const one: WindowRule = { ...rule, maxInInterval: 1 };
     const t = 1_000_000_000;

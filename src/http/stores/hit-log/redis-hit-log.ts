@@ -5,7 +5,18 @@ import type { RedisAdapter } from '../../../redis/adapters/adapter.js';
 import { HIT_LOG_SCRIPT } from './hit-log-script.js';
 import { runScript } from '../../../redis/adapters/run-script.js';
 import { callStore } from '../../../resilience/store-call.js';
-import { BLOCK_KEY_SUFFIX, REFUSED_KEY_SUFFIX, RULES_KEY_SUFFIX, type BlockingCount, type BlockingHit, type BlockingRule, type HitCount, type HitLog, type HitRule, type RecordedHit } from './hit-log.js';
+import {
+  BLOCK_KEY_SUFFIX,
+  REFUSED_KEY_SUFFIX,
+  RULES_KEY_SUFFIX,
+  type BlockingCount,
+  type BlockingHit,
+  type BlockingRule,
+  type HitCount,
+  type HitLog,
+  type HitRule,
+  type RecordedHit,
+} from './hit-log.js';
 
 /** How long one call may take before it fails with a TimeoutError (the library's default `timeout`). */
 const TIMEOUT_MS = 2000;
@@ -45,7 +56,9 @@ export class RedisHitLog implements HitLog {
   /** @throws UnsupportedError for a client that cannot run Lua scripts (redis-mock). */
   constructor(redis: RedisAdapter, clock: MicrosecondClock) {
     if (!redis.supportsScripts) {
-      throw new UnsupportedError(`The HTTP stores run a Lua script on Redis, which a ${redis.kind} client cannot: use ioredis or node-redis, or no client (memory)`);
+      throw new UnsupportedError(
+        `The HTTP stores run a Lua script on Redis, which a ${redis.kind} client cannot: use ioredis or node-redis, or no client (memory)`,
+      );
     }
     this.#redis = redis;
     this.#clock = clock;
@@ -69,7 +82,12 @@ export class RedisHitLog implements HitLog {
     const answers: BlockingCount[] = [];
     const member = nextMember();
     const calls = [...tags.values()].map((indexes) =>
-      this.#run(indexes.map((i) => (hits[i] as BlockingHit).key), indexes.map((i) => (hits[i] as BlockingHit).rule), member, true).then((counts) => {
+      this.#run(
+        indexes.map((i) => (hits[i] as BlockingHit).key),
+        indexes.map((i) => (hits[i] as BlockingHit).rule),
+        member,
+        true,
+      ).then((counts) => {
         indexes.forEach((i, n) => (answers[i] = counts[n] as BlockingCount));
       }),
     );
@@ -82,12 +100,18 @@ export class RedisHitLog implements HitLog {
 
   /** Removes the member from the log and, were it a refused hit, from the refused key: one MULTI, one round trip. */
   remove(key: string, member: string): Promise<void> {
-    const commands = [['zrem', key, member], ['zrem', key + REFUSED_KEY_SUFFIX, member]] as const;
+    const commands = [
+      ['zrem', key, member],
+      ['zrem', key + REFUSED_KEY_SUFFIX, member],
+    ] as const;
     return this.#call(() => this.#redis.transaction(commands), 'Giving back a hit').then(() => undefined);
   }
 
   clear(key: string): Promise<void> {
-    return this.#call(() => this.#redis.transaction([['del', key, key + RULES_KEY_SUFFIX, key + REFUSED_KEY_SUFFIX, key + BLOCK_KEY_SUFFIX]]), 'Clearing a key').then(() => undefined);
+    return this.#call(
+      () => this.#redis.transaction([['del', key, key + RULES_KEY_SUFFIX, key + REFUSED_KEY_SUFFIX, key + BLOCK_KEY_SUFFIX]]),
+      'Clearing a key',
+    ).then(() => undefined);
   }
 
   /**
@@ -96,7 +120,8 @@ export class RedisHitLog implements HitLog {
    * are spread over nodes that one SCAN does not see.
    */
   async clearAll(prefix: string): Promise<void> {
-    if (this.#redis.isCluster) throw new UnsupportedError('Resetting every key needs a SCAN of every node, which this store does not do on a Redis Cluster: reset keys one by one');
+    if (this.#redis.isCluster)
+      throw new UnsupportedError('Resetting every key needs a SCAN of every node, which this store does not do on a Redis Cluster: reset keys one by one');
     const pattern = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
     let cursor = '0';
     do {

@@ -31,7 +31,11 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     advanceUs: fc.integer({ min: 0, max: 1_500_000 }),
     // One request on up to three keys (the first is the one the other steps use), each with its own rule.
     rules: fc.array(
-      fc.record({ windowUs: fc.constantFrom(1_000_000, 3_000_000), limit: fc.integer({ min: 0, max: 4 }), blockUs: fc.constantFrom(0, 1_000_000, 2_500_000, 8_000_000) }),
+      fc.record({
+        windowUs: fc.constantFrom(1_000_000, 3_000_000),
+        limit: fc.integer({ min: 0, max: 4 }),
+        blockUs: fc.constantFrom(0, 1_000_000, 2_500_000, 8_000_000),
+      }),
       { minLength: 1, maxLength: 3 },
     ),
   }),
@@ -74,7 +78,11 @@ describe('the hit-log script on a real Redis', function () {
       // key's TTL (in real time) never differ in what a rule can count.
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 40 }), fc.integer({ min: 0, max: 6 }), async (rest, limit) => {
         const wide = { windowUs: 10_000_000, limit: 6, blockUs: 0 };
-        const steps: Step[] = [{ kind: 'hit', advanceUs: 0, rule: { windowUs: 10_000_000, limit } }, { kind: 'block', advanceUs: 0, rules: [wide, wide, wide] }, ...rest];
+        const steps: Step[] = [
+          { kind: 'hit', advanceUs: 0, rule: { windowUs: 10_000_000, limit } },
+          { kind: 'block', advanceUs: 0, rules: [wide, wide, wide] },
+          ...rest,
+        ];
         const clock = { now: 1_700_000_000_000_000 };
         const memory = await replay(new MemoryHitLog(() => clock.now), 'k', steps, clock);
         clock.now = 1_700_000_000_000_000;
@@ -141,6 +149,6 @@ describe('the hit-log script on a real Redis', function () {
       await log.hit(key, narrow);
     }
     expect((await log.read(key, wide)).count, 'six hits in 10 s, capped at 5 + 1').to.equal(6);
-    expect((await redis.client.hgetall(`${key}:rules`))).to.deep.equal({ w: '10000000', k: '6' });
+    expect(await redis.client.hgetall(`${key}:rules`)).to.deep.equal({ w: '10000000', k: '6' });
   });
 });
