@@ -6,10 +6,13 @@
 // topology passes the very same suite.
 
 import { expect } from 'chai';
+import { Cluster, Redis } from 'ioredis';
 import { RateLimiterStack, RollingRateLimiter, type RedisClient } from '../../src/index.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { useRedisCluster } from '../support/redis-cluster.js';
+import { keyOf } from '../support/redis-keys.js';
 import { useRedis } from '../support/redis-server.js';
+import { describeCostContract } from './cost-contract.js';
 import { describeLimiterContract, type LimiterFactory } from './limiter-contract.js';
 import { describeStackContract } from './stack-contract.js';
 import { describeActionIdContract } from './action-ids-contract.js';
@@ -59,15 +62,23 @@ export function describeRedisBackend(backend: RedisBackend, volume: BackendVolum
   describe(`real Redis through ${backend.name}`, () => {
     let target: Awaited<ReturnType<typeof startTarget>> | undefined;
     let connected: ConnectedClient | undefined;
+    // An ioredis client of the test's own, to look at what the limiters stored (the cost contract counts records).
+    let inspector: Redis | Cluster | undefined;
     before(async function () {
       this.timeout(60_000);
       target = await startTarget(backend.topology);
       connected = await backend.connect(target);
     });
     after(async () => {
+      await inspector?.quit();
       await connected?.close();
       await target?.stop();
     });
+    const memberCount = async (namespace: string, id: string): Promise<number> => {
+      if (target === undefined) throw new Error('not connected');
+      inspector ??= backend.topology === 'cluster' ? new Cluster(target.rootNodes.map((node) => ({ ...node }))) : new Redis(target.url);
+      return inspector.zcard(keyOf(namespace, id));
+    };
 
     const client = (): RedisClient => {
       if (connected === undefined) throw new Error('not connected');
@@ -82,6 +93,7 @@ export function describeRedisBackend(backend: RedisBackend, volume: BackendVolum
       foreignLimiter: (options) => new RollingRateLimiter(options),
     });
     describeActionIdContract(backend.name, factory);
+    describeCostContract(backend.name, factory, { multiPath: true, memberCount });
     describeConcurrency(backend, () => target as RedisTarget, namespaces, false);
     if (volume.batchSchedules !== undefined) {
       const batched = (): LimiterFactory => (options) =>
@@ -94,6 +106,7 @@ export function describeRedisBackend(backend: RedisBackend, volume: BackendVolum
         batch: true,
       });
       describeActionIdContract(name, batched);
+      describeCostContract(name, batched, { batch: true, memberCount });
       describeConcurrency(backend, () => target as RedisTarget, namespaces, true);
     }
   });

@@ -1,7 +1,8 @@
 // The one reference model (docs/semantics.md: the steps, "Action ids, undo,
-// clear" and "Stacks"), written from the text and nothing else: plain arrays
-// per tier and id, no trimming, no shortcuts, and no code shared with the
-// library. A single limiter is a stack of one tier (reference-model.ts).
+// clear", "Stacks" and "Costs"), written from the text and nothing else:
+// plain arrays per tier and id, no trimming, no shortcuts, and no code shared
+// with the library. A single limiter is a stack of one tier
+// (reference-model.ts).
 //
 // An attempt at t: each tier applies steps 1 to 4 to its own recorded set;
 // the action is allowed iff no tier blocks; each tier records t iff it counts
@@ -13,26 +14,48 @@
 // nothing. A single limiter is a stack of one tier, so the same code answers
 // for a tier's limiter used alone (pass `tiers` = [i]).
 //
+// Costs (docs/semantics.md, "Costs"): a tier counts either actions
+// (`maxInInterval`) or cost (`maxCostInInterval`). Each record carries a
+// weight: 1 on an action tier, the attempt's cost c on a cost tier; W(X) is
+// the sum of the weights of X, and c_tier the weight the attempt would
+// record (1 or c). Step 2: blockedDueToCount = W(S) + c_tier > max. Step 6:
+// an action tier's actionsRemaining = max(0, max - |S'|); a cost tier's
+// actionsRemaining = max(0, floor((max - W(S')) / c)) and costRemaining =
+// max(0, max - W(S')). Step 7's count part: the smallest wait w >= 0 such
+// that the records of S' stamped after (t + w) - interval weigh at most
+// max - c_tier (walk S' by stamp, dropping the oldest until the rest weighs
+// that little: the wait is the last dropped record's stamp + interval - t).
+// The stack also reports costRemaining = the smallest of its cost tiers'
+// (absent when it has none); a cost tier's info has maxCostInInterval and
+// costRemaining instead of maxInInterval.
+//
 // Action ids (docs/semantics.md, "Action ids, undo, clear"): each record keeps its action
 // id, if any, and whether it was admitted. A retry of an action id with an
 // admitted record in the window of any tier of the decision is answered
-// `alreadyAdmitted` (not blocked, nothing recorded); a retry of one whose
-// record was blocked is a new attempt, and each tier that records it drops
-// the earlier blocked record (it is recorded once). `undo` removes the
-// action's admitted records; `clear` removes everything.
+// `alreadyAdmitted` (not blocked, nothing recorded; its info is steps 6 and
+// 7 on S' = S with the attempt's cost); a retry of one whose record was
+// blocked is a new attempt, and each tier that records it drops the earlier
+// blocked record (it is recorded once, its weight goes with it). `undo`
+// removes the action's admitted records, weight and all; `clear` removes
+// everything. `settle(actionId, cost)` at t sets, in each cost tier, the
+// weight of the action's admitted record stamped after t - interval (later
+// stamps included) to `cost`; action tiers never change.
 //
 // Time in flight (docs/semantics.md): calls may be applied late and out of
 // stamp order. An attempt at t counts every record stamped after t - interval,
 // those stamped after t included; it forgets (for good) only the records at or
 // before t - interval - inFlight, where inFlight is the limiter's timeout (the
 // longest a call may be in flight). Re-admitting an action id whose admitted
-// record left the window keeps that record, without its id.
+// record left the window keeps that record, without its id, with its weight.
 
 export interface ReferenceTierRules {
   /** The tier's namespace, reported back in its info. */
   namespace: string;
   intervalMs: number;
-  maxInInterval: number;
+  /** An action tier's maximum per window (exactly one of this and `maxCostInInterval` is given). */
+  maxInInterval?: number;
+  /** A cost tier's maximum cost per window (exactly one of this and `maxInInterval` is given). */
+  maxCostInInterval?: number;
   minDifferenceMs: number;
   countBlocked: boolean;
   /** How long a call may be in flight (the limiter's `timeout`); default 2000, the library's default. */
@@ -42,6 +65,20 @@ export interface ReferenceTierRules {
 /** The library's default `timeout`: how long a call may be in flight. */
 export const DEFAULT_IN_FLIGHT_MS = 2000;
 
+/** Whether a tier counts cost (`maxCostInInterval`) rather than actions. */
+export function countsCost(rules: Pick<ReferenceTierRules, 'maxInInterval' | 'maxCostInInterval'>): boolean {
+  return rules.maxCostInInterval !== undefined;
+}
+
+/** A tier's maximum per window: actions, or cost. */
+export function maxOf(rules: Pick<ReferenceTierRules, 'maxInInterval' | 'maxCostInInterval'>): number {
+  const max = rules.maxCostInInterval ?? rules.maxInInterval;
+  if (max === undefined || (rules.maxCostInInterval !== undefined && rules.maxInInterval !== undefined)) {
+    throw new Error(`A reference tier needs exactly one of maxInInterval and maxCostInInterval: ${JSON.stringify(rules)}`);
+  }
+  return max;
+}
+
 /** The RateLimitInfo fields. */
 export interface ReferenceLimitInfo {
   blocked: boolean;
@@ -49,13 +86,16 @@ export interface ReferenceLimitInfo {
   blockedDueToMinDifference: boolean;
   actionsRemaining: number;
   millisecondsUntilAllowed: number;
+  /** Present exactly when the limiter (or a tier of the stack) counts cost. */
+  costRemaining?: number;
 }
 
-/** One tier's part of a stack's info. */
+/** One tier's part of a stack's info: an action tier has `maxInInterval`, a cost tier `maxCostInInterval` and `costRemaining`. */
 export interface ReferenceTierInfo extends ReferenceLimitInfo {
   namespace: string;
   interval: number;
-  maxInInterval: number;
+  maxInInterval?: number;
+  maxCostInInterval?: number;
 }
 
 /** A stack's info: its own fields and each tier's, in stacking order. */
@@ -65,12 +105,17 @@ export interface ReferenceStackInfo extends ReferenceLimitInfo {
   alreadyAdmitted?: true;
 }
 
+/** What a call with these options would reject with, or undefined when it is a valid call. */
+export type ReferenceRejection = { error: 'TypeError' | 'RangeError'; why: string } | undefined;
+
 /** One recorded attempt. */
 interface ReferenceRecord {
   /** Microseconds. */
   readonly t: number;
   actionId: string | undefined;
   readonly admitted: boolean;
+  /** 1 on an action tier; the attempt's cost (then what it was settled to) on a cost tier. */
+  weight: number;
 }
 
 interface ReferenceTier {
@@ -84,6 +129,7 @@ export class ReferenceStack {
 
   constructor(tiers: readonly ReferenceTierRules[]) {
     if (tiers.length === 0) throw new Error('A reference stack needs at least one tier');
+    for (const rules of tiers) maxOf(rules);
     this.#tiers = tiers.map((rules) => ({ rules: { ...rules }, recorded: new Map<string, ReferenceRecord[]>() }));
   }
 
@@ -92,9 +138,52 @@ export class ReferenceStack {
     return this.#tiers.map((_, i) => i);
   }
 
-  /** An attempt at `t` (microseconds) under the given tiers (default: all, in order), with an action id or not. */
-  attempt(id: string, t: number, tiers: readonly number[] = this.allTiers, actionId?: string): ReferenceStackInfo {
-    return this.#evaluate(id, t, tiers, false, actionId);
+  /** The tiers' rules, in order. */
+  get rules(): ReferenceTierRules[] {
+    return this.#tiers.map((tier) => ({ ...tier.rules }));
+  }
+
+  /** Whether any of the given tiers (default: all) counts cost. */
+  countsCost(tiers: readonly number[] = this.allTiers): boolean {
+    return tiers.some((index) => countsCost(this.#tier(index).rules));
+  }
+
+  /**
+   * What an attempt or a dry run with `cost` (undefined: none given) on the given tiers rejects with, if anything:
+   * a cost given where no tier counts cost is a TypeError; a cost that is not a number a TypeError, one that is not a
+   * positive safe integer a RangeError; a cost above a cost tier's maximum a RangeError.
+   */
+  rejectsCost(cost: unknown, tiers: readonly number[] = this.allTiers): ReferenceRejection {
+    if (cost === undefined) return undefined;
+    if (!this.countsCost(tiers)) return { error: 'TypeError', why: 'a cost given where no tier counts cost' };
+    if (typeof cost !== 'number') return { error: 'TypeError', why: 'a cost that is not a number' };
+    if (!Number.isSafeInteger(cost) || cost < 1) return { error: 'RangeError', why: 'a cost that is not a positive safe integer' };
+    for (const index of tiers) {
+      const { rules } = this.#tier(index);
+      if (countsCost(rules) && cost > maxOf(rules)) return { error: 'RangeError', why: `a cost above maxCostInInterval ${maxOf(rules)}` };
+    }
+    return undefined;
+  }
+
+  /** What `settle` with `cost` on the given tiers rejects with, if anything. */
+  rejectsSettle(cost: unknown, tiers: readonly number[] = this.allTiers): ReferenceRejection {
+    if (!this.countsCost(tiers)) return { error: 'TypeError', why: 'settle where no tier counts cost' };
+    if (typeof cost !== 'number') return { error: 'TypeError', why: 'a settled cost that is not a number' };
+    if (!Number.isSafeInteger(cost) || cost < 0) return { error: 'RangeError', why: 'a settled cost that is not a safe integer >= 0' };
+    return undefined;
+  }
+
+  /**
+   * An attempt at `t` (microseconds) under the given tiers (default: all, in order), with an action id or not, and
+   * with a cost (default 1; a valid one: see {@link rejectsCost}).
+   */
+  attempt(id: string, t: number, tiers: readonly number[] = this.allTiers, actionId?: string, cost = 1): ReferenceStackInfo {
+    return this.#evaluate(id, t, tiers, false, actionId, this.#validCost(cost, tiers));
+  }
+
+  /** A dry run of {@link attempt}: the same result, and nothing written. */
+  peek(id: string, t: number, tiers: readonly number[] = this.allTiers, cost = 1): ReferenceStackInfo {
+    return this.#evaluate(id, t, tiers, true, undefined, this.#validCost(cost, tiers));
   }
 
   /** Removes the admitted records of `actionId` from the given tiers (default: all); true when there was one. */
@@ -110,14 +199,33 @@ export class ReferenceStack {
     return removed;
   }
 
+  /**
+   * Settles `actionId` at `t` to `cost` in each cost tier among `tiers` (default: all) that holds its admitted record
+   * stamped after t - interval; returns the tiers that did (settle() resolves true iff there is one).
+   */
+  settleIn(id: string, actionId: string, cost: number, t: number, tiers: readonly number[] = this.allTiers): number[] {
+    const rejection = this.rejectsSettle(cost, tiers);
+    if (rejection !== undefined) throw new Error(`The reference settles no invalid call: ${rejection.why}`);
+    const settled: number[] = [];
+    for (const index of tiers) {
+      const { rules, recorded } = this.#tier(index);
+      if (!countsCost(rules)) continue;
+      const windowStart = t - rules.intervalMs * 1000;
+      const records = (recorded.get(id) ?? []).filter((record) => record.admitted && record.actionId === actionId && record.t > windowStart);
+      for (const record of records) record.weight = cost;
+      if (records.length > 0) settled.push(index);
+    }
+    return settled;
+  }
+
+  /** {@link settleIn}'s answer: whether at least one tier held the admitted action to settle. */
+  settle(id: string, actionId: string, cost: number, t: number, tiers: readonly number[] = this.allTiers): boolean {
+    return this.settleIn(id, actionId, cost, t, tiers).length > 0;
+  }
+
   /** The admitted records, not undone, of `id` in tier `index` (for the window invariant). */
   admittedIn(index: number, id: string): number[] {
     return (this.#tier(index).recorded.get(id) ?? []).filter((record) => record.admitted).map((record) => record.t);
-  }
-
-  /** A dry run of {@link attempt}: the same result, and nothing written. */
-  peek(id: string, t: number, tiers: readonly number[] = this.allTiers): ReferenceStackInfo {
-    return this.#evaluate(id, t, tiers, true);
   }
 
   /** Forgets `id` in the given tiers (default: all). */
@@ -130,15 +238,32 @@ export class ReferenceStack {
     return (this.#tier(index).recorded.get(id) ?? []).map((record) => record.t);
   }
 
+  /** What tier `index` holds for `id`, with weights, action ids and verdicts (for debugging a failure). */
+  describeRecords(index: number, id: string): string {
+    return (this.#tier(index).recorded.get(id) ?? [])
+      .map((record) => `${record.t}${record.admitted ? '+' : '-'}${record.actionId ?? ''}*${record.weight}`)
+      .join(' ');
+  }
+
   #tier(index: number): ReferenceTier {
     const tier = this.#tiers[index];
     if (tier === undefined) throw new Error(`No tier ${index}`);
     return tier;
   }
 
-  #evaluate(id: string, t: number, indices: readonly number[], dryRun: boolean, actionId?: string): ReferenceStackInfo {
+  #validCost(cost: number, tiers: readonly number[]): number {
+    // A cost of 1 is the default: valid everywhere (an explicit cost on a stack with no cost tier is the caller's to reject).
+    if (cost === 1) return cost;
+    const rejection = this.rejectsCost(cost, tiers);
+    if (rejection !== undefined) throw new Error(`The reference decides no invalid call: ${rejection.why}`);
+    return cost;
+  }
+
+  #evaluate(id: string, t: number, indices: readonly number[], dryRun: boolean, actionId: string | undefined, cost: number): ReferenceStackInfo {
     if (indices.length === 0) throw new Error('An attempt needs at least one tier');
     const tiers = indices.map((index) => this.#tier(index));
+    /** The weight the attempt records in a tier: 1 on an action tier, its cost on a cost tier. */
+    const weightIn = (rules: ReferenceTierRules): number => (countsCost(rules) ? cost : 1);
 
     // 1. Forget every recorded timestamp <= t - interval - inFlight (an attempt keeps the drop; a dry run writes
     // nothing); count those > t - interval, later stamps included.
@@ -152,7 +277,7 @@ export class ReferenceStack {
 
     // An action id already admitted (its record still in the window) in any tier: answered as admitted, nothing recorded.
     if (!dryRun && actionId !== undefined && windows.some((S) => S.some((record) => record.admitted && record.actionId === actionId))) {
-      const infos = tiers.map(({ rules }, i) => describe(rules, t, windows[i] as ReferenceRecord[], false, false));
+      const infos = tiers.map(({ rules }, i) => describe(rules, t, windows[i] as ReferenceRecord[], false, false, cost));
       return { ...combine(infos), alreadyAdmitted: true };
     }
 
@@ -160,8 +285,8 @@ export class ReferenceStack {
     const judged = tiers.map(({ rules }, i) => {
       const S = windows[i] as ReferenceRecord[];
       const minDifference = rules.minDifferenceMs * 1000;
-      // 2.
-      const blockedDueToCount = S.length >= rules.maxInInterval;
+      // 2. W(S) + c > max (on an action tier, |S| >= max).
+      const blockedDueToCount = weightOf(S) + weightIn(rules) > maxOf(rules);
       // 3. A gap of exactly minDifference is allowed.
       const blockedDueToMinDifference = minDifference > 0 && S.length > 0 && t - Math.max(...S.map((record) => record.t)) < minDifference;
       return { blockedDueToCount, blockedDueToMinDifference };
@@ -171,12 +296,15 @@ export class ReferenceStack {
     const allowed = judged.every((tier) => !tier.blockedDueToCount && !tier.blockedDueToMinDifference);
 
     const infos = tiers.map(({ rules, recorded }, i): ReferenceTierInfo => {
-      // 5. Record t when the tier counts blocked attempts, or when the action was allowed overall; an action's
+      // 5. Record (t, c) when the tier counts blocked attempts, or when the action was allowed overall; an action's
       // earlier blocked record is replaced.
       const record = rules.countBlocked || allowed;
       const all = kept[i] as ReferenceRecord[];
       const keptAfter = record
-        ? [...all.filter((earlier) => actionId === undefined || earlier.admitted || earlier.actionId !== actionId), { t, actionId, admitted: allowed }]
+        ? [
+            ...all.filter((earlier) => actionId === undefined || earlier.admitted || earlier.actionId !== actionId),
+            { t, actionId, admitted: allowed, weight: weightIn(rules) },
+          ]
         : all;
       const after = keptAfter.filter((later) => later.t > t - rules.intervalMs * 1000);
       if (!dryRun) {
@@ -187,50 +315,72 @@ export class ReferenceStack {
         recorded.set(id, keptAfter);
       }
       const { blockedDueToCount, blockedDueToMinDifference } = judged[i] as (typeof judged)[number];
-      return describe(rules, t, after, blockedDueToCount, blockedDueToMinDifference);
+      return describe(rules, t, after, blockedDueToCount, blockedDueToMinDifference, cost);
     });
     return combine(infos);
   }
 }
 
-/** Steps 6 and 7 on S' (`after`), with the verdict of steps 2 to 4. */
+/** W(X): the sum of the records' weights. */
+function weightOf(records: readonly ReferenceRecord[]): number {
+  return records.reduce((sum, record) => sum + record.weight, 0);
+}
+
+/** Steps 6 and 7 on S' (`after`, in recording order), with the verdict of steps 2 to 4, for an attempt of `cost`. */
 function describe(
   rules: ReferenceTierRules,
   t: number,
   after: readonly ReferenceRecord[],
   blockedDueToCount: boolean,
   blockedDueToMinDifference: boolean,
+  cost: number,
 ): ReferenceTierInfo {
   const interval = rules.intervalMs * 1000;
   const minDifference = rules.minDifferenceMs * 1000;
-  const max = rules.maxInInterval;
-  const sorted = after.map((record) => record.t).sort((a, b) => a - b);
+  const max = maxOf(rules);
+  const byCost = countsCost(rules);
+  const c = byCost ? cost : 1;
+  const total = weightOf(after);
   // 6.
-  const actionsRemaining = Math.max(0, max - sorted.length);
-  // 7.
+  const actionsRemaining = byCost ? Math.max(0, Math.floor((max - total) / c)) : Math.max(0, max - after.length);
+  // 7. The gap part: from the latest record.
   let wait = 0;
-  if (minDifference > 0 && sorted.length > 0) wait = Math.max(wait, Math.max(...sorted) + minDifference - t);
-  if (sorted.length >= max) wait = Math.max(wait, (sorted[sorted.length - max] as number) + interval - t);
+  if (minDifference > 0 && after.length > 0) wait = Math.max(wait, Math.max(...after.map((record) => record.t)) + minDifference - t);
+  // The count part: drop the oldest records (ties in recording order: a stable sort) until the rest weigh at most
+  // max - c; the attempt fits once the last one dropped has left the window.
+  const ascending = [...after].sort((a, b) => a.t - b.t);
+  let remaining = total;
+  let lastDropped: ReferenceRecord | undefined;
+  for (const record of ascending) {
+    if (remaining <= max - c) break;
+    remaining -= record.weight;
+    lastDropped = record;
+  }
+  if (remaining > max - c) throw new Error('unreachable: an attempt never costs more than its tier’s maximum');
+  if (lastDropped !== undefined) wait = Math.max(wait, lastDropped.t + interval - t);
   return {
     blocked: blockedDueToCount || blockedDueToMinDifference,
     blockedDueToCount,
     blockedDueToMinDifference,
     actionsRemaining,
     millisecondsUntilAllowed: Math.ceil(Math.max(0, wait) / 1000),
+    ...(byCost ? { costRemaining: Math.max(0, max - total) } : {}),
     namespace: rules.namespace,
     interval: rules.intervalMs,
-    maxInInterval: max,
+    ...(byCost ? { maxCostInInterval: max } : { maxInInterval: max }),
   };
 }
 
 /** A stack's info from its tiers. (docs/semantics.md, "Stacks"). */
 function combine(infos: ReferenceTierInfo[]): ReferenceStackInfo {
+  const costs = infos.filter((info) => info.costRemaining !== undefined).map((info) => info.costRemaining as number);
   return {
     blocked: infos.some((info) => info.blocked),
     blockedDueToCount: infos.some((info) => info.blockedDueToCount),
     blockedDueToMinDifference: infos.some((info) => info.blockedDueToMinDifference),
     actionsRemaining: Math.min(...infos.map((info) => info.actionsRemaining)),
     millisecondsUntilAllowed: Math.max(...infos.map((info) => info.millisecondsUntilAllowed)),
+    ...(costs.length > 0 ? { costRemaining: Math.min(...costs) } : {}),
     tiers: infos,
   };
 }
@@ -243,6 +393,7 @@ export function limitInfoOf(info: ReferenceLimitInfo & { alreadyAdmitted?: true 
     blockedDueToMinDifference: info.blockedDueToMinDifference,
     actionsRemaining: info.actionsRemaining,
     millisecondsUntilAllowed: info.millisecondsUntilAllowed,
+    ...(info.costRemaining !== undefined ? { costRemaining: info.costRemaining } : {}),
     ...(info.alreadyAdmitted === true ? { alreadyAdmitted: true as const } : {}),
   };
 }
