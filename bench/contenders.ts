@@ -139,6 +139,7 @@ function stamp(): { now: number; member: string } {
 const windowRule = (rules: Rules, countBlocked: boolean) => ({
   intervalUs: rules.interval * 1000,
   maxInInterval: rules.maxInInterval,
+  countsCost: false,
   minDifferenceUs: rules.minDifference * 1000,
   countBlocked,
   // The default timeout: records outlive their window by the time a call may be in flight.

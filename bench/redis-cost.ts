@@ -57,7 +57,14 @@ interface Call {
 function callsOf(kind: CostKind, ids: readonly number[], batch: number, now: () => number): Call[] {
   const calls: Call[] = [];
   const { interval, maxInInterval } = COST_WORKLOAD.rules;
-  const rule: WindowRule = { intervalUs: interval * 1000, maxInInterval, minDifferenceUs: 0, countBlocked: kind === 'default path', inFlightUs: 2_000_000 };
+  const rule: WindowRule = {
+    intervalUs: interval * 1000,
+    maxInInterval,
+    countsCost: false,
+    minDifferenceUs: 0,
+    countBlocked: kind === 'default path',
+    inFlightUs: 2_000_000,
+  };
   for (let i = 0; i < ids.length; i += batch) {
     const group = ids.slice(i, i + batch);
     if (kind === 'floor') {

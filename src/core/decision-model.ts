@@ -8,8 +8,13 @@ import type { RateLimitInfo } from './rate-limit-info.js';
 export interface WindowRule {
   /** Length of the rolling window; a timestamp exactly this old no longer counts. */
   readonly intervalUs: number;
-  /** At most this many recorded actions in any window. */
+  /**
+   * At most this much recorded weight in any window: actions (each record weighs 1), or units of cost when the rule
+   * `countsCost` (each record weighs its attempt's cost).
+   */
   readonly maxInInterval: number;
+  /** Whether records weigh their attempt's cost (`maxCostInInterval`) rather than 1 each (`maxInInterval`). */
+  readonly countsCost: boolean;
   /** At least this long between consecutive actions (0: no gap rule). */
   readonly minDifferenceUs: number;
   /** Whether blocked attempts are recorded too. */
@@ -38,42 +43,98 @@ export function forgetUpTo(rule: WindowRule, now: number): number {
   return now - retentionUs(rule);
 }
 
+/**
+ * The weight an attempt of `cost` adds to a tier (docs/semantics.md, "Costs"): its cost on a rule that counts cost,
+ * 1 on one that counts actions.
+ */
+export function weightOn(rule: WindowRule, cost: number): number {
+  return rule.countsCost ? cost : 1;
+}
+
 /** The recorded set S' after the attempt (S' = S when the attempt was not recorded). */
 export interface RecordedWindow {
-  /** |S'|; exact below `maxInInterval`, and at least `maxInInterval` otherwise. */
+  /**
+   * W(S'), the weight of S': |S'| on a rule that counts actions; exact while an attempt of the same cost would
+   * fit, and at least enough to block one otherwise (a flood bound may have dropped what no decision can tell).
+   */
   readonly count: number;
   /** max(S'), or undefined when S' is empty. */
   readonly newest: number | undefined;
-  /** S'[|S'| - maxInInterval] with S' ascending, i.e. the `maxInInterval`-th newest; undefined when |S'| < maxInInterval. */
-  readonly maxthNewest: number | undefined;
+  /**
+   * The stamp of S' whose leaving the window lets an attempt of the same cost fit by count: walking S' from its
+   * oldest, the record at which the rest weighs at most `maxInInterval - weight` (on a rule that counts actions,
+   * the `maxInInterval`-th newest). Undefined when such an attempt fits now.
+   */
+  readonly fitsAfter: number | undefined;
 }
 
 /** Which rules block an attempt: the first three fields of its info. */
 export type Verdict = Pick<RateLimitInfo, 'blocked' | 'blockedDueToCount' | 'blockedDueToMinDifference'>;
 
-/** docs/semantics.md steps 2 to 4: whether an attempt at `now` is blocked, and why. */
-export function judge(rule: WindowRule, now: number, prior: Pick<WindowSample, 'count' | 'newest'>): Verdict {
-  const blockedDueToCount = prior.count >= rule.maxInInterval;
+/** docs/semantics.md steps 2 to 4: whether an attempt of `cost` at `now` is blocked, and why. */
+export function judge(rule: WindowRule, now: number, prior: Pick<WindowSample, 'count' | 'newest'>, cost = 1): Verdict {
+  const blockedDueToCount = prior.count + weightOn(rule, cost) > rule.maxInInterval;
   const blockedDueToMinDifference = rule.minDifferenceUs > 0 && prior.newest !== undefined && now - prior.newest < rule.minDifferenceUs;
   return { blocked: blockedDueToCount || blockedDueToMinDifference, blockedDueToCount, blockedDueToMinDifference };
 }
 
-/** docs/semantics.md steps 6 and 7: the info returned for an attempt at `now`. */
-export function describeOutcome(rule: WindowRule, now: number, verdict: Verdict, after: RecordedWindow): RateLimitInfo {
+/** docs/semantics.md steps 6 and 7 ("Costs" on a rule that counts cost): the info returned for an attempt of `cost` at `now`. */
+export function describeOutcome(rule: WindowRule, now: number, verdict: Verdict, after: RecordedWindow, cost = 1): RateLimitInfo {
   let waitUs = 0;
   if (rule.minDifferenceUs > 0 && after.newest !== undefined) {
     waitUs = Math.max(waitUs, after.newest + rule.minDifferenceUs - now);
   }
-  if (after.count >= rule.maxInInterval && after.maxthNewest !== undefined) {
-    waitUs = Math.max(waitUs, after.maxthNewest + rule.intervalUs - now);
+  if (after.count + weightOn(rule, cost) > rule.maxInInterval && after.fitsAfter !== undefined) {
+    waitUs = Math.max(waitUs, after.fitsAfter + rule.intervalUs - now);
   }
-  return {
+  const info: RateLimitInfo = {
     blocked: verdict.blocked,
     blockedDueToCount: verdict.blockedDueToCount,
     blockedDueToMinDifference: verdict.blockedDueToMinDifference,
-    actionsRemaining: Math.max(0, rule.maxInInterval - after.count),
+    actionsRemaining: Math.max(0, rule.countsCost ? Math.floor((rule.maxInInterval - after.count) / cost) : rule.maxInInterval - after.count),
     millisecondsUntilAllowed: microsecondsToWholeMillisecondsUp(waitUs),
   };
+  return rule.countsCost ? { ...info, costRemaining: Math.max(0, rule.maxInInterval - after.count) } : info;
+}
+
+/**
+ * S' of a rule that counts cost, from its records in the window (stamps ascending, each with its weight), with an
+ * attempt of `cost` at `now` inserted (after records of the same stamp) when `recorded`: what a store that holds the
+ * weights computes, and what a dry run describes.
+ */
+export function weighedWindow(
+  rule: WindowRule,
+  stamps: readonly number[],
+  weights: readonly number[],
+  now: number,
+  cost: number,
+  recorded: boolean,
+): RecordedWindow {
+  let total = recorded ? cost : 0;
+  for (const weight of weights) total += weight;
+  let newest = stamps.length > 0 ? (stamps[stamps.length - 1] as number) : undefined;
+  if (recorded && (newest === undefined || now > newest)) newest = now;
+  const target = rule.maxInInterval - cost;
+  let fitsAfter: number | undefined;
+  if (total > target) {
+    // Drop records from the oldest until the rest weighs at most max - cost; the attempt's own goes after its equals.
+    let rest = total;
+    let pending = recorded;
+    for (let i = 0; i < stamps.length && fitsAfter === undefined; i += 1) {
+      const stamp = stamps[i] as number;
+      if (pending && now < stamp) {
+        pending = false;
+        rest -= cost;
+        if (rest <= target) fitsAfter = now;
+      }
+      if (fitsAfter === undefined) {
+        rest -= weights[i] as number;
+        if (rest <= target) fitsAfter = stamp;
+      }
+    }
+    if (fitsAfter === undefined && pending) fitsAfter = now;
+  }
+  return { count: total, newest, fitsAfter };
 }
 
 /**
@@ -107,6 +168,11 @@ export interface WindowSample {
   readonly kMinus1thNewest: number | undefined;
   /** The k-th newest of S, when |S| >= k. */
   readonly kthNewest: number | undefined;
+  /**
+   * On a rule that counts cost, where ranks cannot say what S' weighs: S' as it would be with the attempt recorded,
+   * and without (see {@link weighedWindow}); `count` is then W(S).
+   */
+  readonly weighed?: { readonly recorded: RecordedWindow; readonly notRecorded: RecordedWindow };
 }
 
 /** One tier's part of a decision: why it blocks, whether it records the attempt, and S' in compact form. */
@@ -125,20 +191,21 @@ export interface StackDecision {
 
 /** S' in compact form: S, with `now` inserted when the attempt is recorded. */
 function recordedWindow(rule: WindowRule, now: number, sample: WindowSample, recorded: boolean): RecordedWindow {
-  if (!recorded) return { count: sample.count, newest: sample.newest, maxthNewest: sample.kthNewest };
+  if (sample.weighed !== undefined) return recorded ? sample.weighed.recorded : sample.weighed.notRecorded;
+  if (!recorded) return { count: sample.count, newest: sample.newest, fitsAfter: sample.kthNewest };
   return {
     count: sample.count + 1,
     newest: sample.newest === undefined ? now : Math.max(sample.newest, now),
-    maxthNewest: kthNewestAfterInsert(rule.maxInInterval, now, sample.count, sample.kMinus1thNewest, sample.kthNewest),
+    fitsAfter: kthNewestAfterInsert(rule.maxInInterval, now, sample.count, sample.kMinus1thNewest, sample.kthNewest),
   };
 }
 
 /**
  * docs/semantics.md steps 2 to 5 ("Stacks" for several tiers) for one attempt
- * at `now`, from a sample of each tier's S, without writing anything.
+ * of `cost` at `now`, from a sample of each tier's S, without writing anything.
  */
-export function decideTiers(rules: readonly WindowRule[], now: number, samples: readonly WindowSample[]): StackDecision {
-  const verdicts = rules.map((rule, i) => judge(rule, now, samples[i] as WindowSample));
+export function decideTiers(rules: readonly WindowRule[], now: number, samples: readonly WindowSample[], cost = 1): StackDecision {
+  const verdicts = rules.map((rule, i) => judge(rule, now, samples[i] as WindowSample, cost));
   const allowed = verdicts.every((verdict) => !verdict.blocked);
   const tiers = rules.map((rule, i): TierDecision => {
     const recorded = rule.countBlocked || allowed; // docs/semantics.md step 5

@@ -4,8 +4,6 @@
 // injective, and the Redis Cluster hash tag is exactly the id, so several
 // tiers of one id are decided in one script.
 
-import { randomBytes } from 'node:crypto';
-
 /**
  * What a limiter limits: usually a user id. A string (not empty), or a finite
  * number that stands for its decimal string (`42` and `'42'` are the same id).
@@ -62,18 +60,26 @@ export class KeyBuilder {
 
 // Sorted-set members must be unique per attempt, even when two attempts share
 // a microsecond, and short, because every byte is paid for in Redis memory.
-// A member is a random tag fixed for this process (8 base-36 characters,
-// about 41 bits) followed by a counter in base 36: typically 9 to 12 bytes,
-// against 36 for a UUID. Within a process the counter makes members unique;
-// across processes the tag does, with overwhelming probability.
+// A member is a random tag fixed for this process (or isolate: 8 base-36
+// characters, about 41 bits) followed by a counter in base 36: typically 9 to
+// 12 bytes, against 36 for a UUID. Within a process the counter makes members
+// unique; across processes the tag does, with overwhelming probability. The
+// tag is drawn from the web's `crypto.getRandomValues` (Node 20 has it too) at
+// the first member, not at import: workerd forbids random values in the
+// global scope.
 
-const processTag = Array.from(randomBytes(8), (byte) => (byte % 36).toString(36)).join('');
+let processTag: string | undefined;
 let counter = 0;
+
+/** Draws this process's tag: 8 random base-36 characters. */
+function drawProcessTag(): string {
+  return Array.from(globalThis.crypto.getRandomValues(new Uint8Array(8)), (byte) => (byte % 36).toString(36)).join('');
+}
 
 /** A new member for a sorted set: unique within this process, and across processes with high probability. */
 export function nextMember(): string {
   counter += 1;
-  return processTag + counter.toString(36);
+  return (processTag ??= drawProcessTag()) + counter.toString(36);
 }
 
 // Action ids (docs/semantics.md, "Action ids, undo, clear") are stored escaped
@@ -87,6 +93,14 @@ export function nextMember(): string {
  */
 export function actionRecordsKey(key: string): string {
   return `${key}:a`;
+}
+
+/**
+ * The weights of a cost tier's Redis key, in its hash slot: a hash of each record's cost by its member, and under
+ * the field `total` the sum of them all (the decide script's third key of a tier that counts cost).
+ */
+export function recordWeightsKey(key: string): string {
+  return `${key}:w`;
 }
 
 /** The member of an admitted action (its id as stored). */
@@ -108,6 +122,20 @@ export interface AttemptOptions {
    * the decide script on Redis (not redis-mock).
    */
   readonly actionId?: string;
+  /**
+   * What the attempt costs (tokens, bytes, credits): a positive safe integer, on a limiter with `maxCostInInterval`
+   * (a stack: with such a tier; its action tiers count the attempt once). An action id's cost is a reservation that
+   * `settle` can set to what it used. Given to a limiter without a budget of cost it is a `TypeError`; above a
+   * tier's `maxCostInInterval`, a `RangeError`.
+   * @default 1
+   */
+  readonly cost?: number;
+}
+
+/** Options of a dry run (`wouldLimit`, `wouldLimitWithInfo`). */
+export interface DryRunOptions {
+  /** What the attempt would cost, as {@link AttemptOptions.cost} says. @default 1 */
+  readonly cost?: number;
 }
 
 /** Validates an action id: a non-empty string. */

@@ -19,8 +19,16 @@ export interface RateLimitInfo {
   readonly blockedDueToCount: boolean;
   /** True when the previous recorded action was less than `minDifference` ms ago. */
   readonly blockedDueToMinDifference: boolean;
-  /** How many more actions fit in the current window after this attempt (0 when full). */
+  /**
+   * How many more actions fit in the current window after this attempt (0 when full); on a limiter that counts cost,
+   * how many more attempts of this same cost fit.
+   */
   readonly actionsRemaining: number;
+  /**
+   * Present only on a limiter with `maxCostInInterval` (a stack: with at least one such tier, the smallest of
+   * theirs): how many more units of cost fit in the current window after this attempt (0 when full).
+   */
+  readonly costRemaining?: number;
   /**
    * How long, in milliseconds rounded up, until an attempt would be allowed if
    * nothing else happened in between; 0 when the next attempt would be allowed

@@ -2,7 +2,7 @@
 
 import { StoreError } from '../errors/store-error.js';
 import { TimeoutError } from '../errors/timeout-error.js';
-import type { AttemptOptions, LimiterId } from './identity.js';
+import type { AttemptOptions, DryRunOptions, LimiterId } from './identity.js';
 import type { RateLimitInfo } from './rate-limit-info.js';
 
 /**
@@ -17,13 +17,18 @@ export interface FallbackLimiter<Info extends RateLimitInfo = RateLimitInfo> {
    * a job retried during an outage is not counted twice.
    */
   limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<Info>;
-  /** Decides a dry run for `id` in place of the store (called by `wouldLimit` and `wouldLimitWithInfo`). */
-  wouldLimitWithInfo(id: LimiterId): Promise<Info>;
+  /** Decides a dry run for `id` in place of the store (called by `wouldLimit` and `wouldLimitWithInfo`), with the attempt's `cost` when it has one. */
+  wouldLimitWithInfo(id: LimiterId, options?: DryRunOptions): Promise<Info>;
   /**
    * Gives back an action it admitted (called by `undo`, after the store, when
    * present): an action admitted during an outage was recorded here.
    */
   undo?(id: LimiterId, actionId: string): Promise<boolean>;
+  /**
+   * Sets the cost of an action it admitted (called by `settle`, after the store, when present): an action admitted
+   * during an outage was recorded here.
+   */
+  settle?(id: LimiterId, actionId: string, cost: number): Promise<boolean>;
 }
 
 /**
@@ -85,6 +90,7 @@ export async function decideOnStoreError<Info extends RateLimitInfo>(
   id: LimiterId,
   fixed: (blocked: boolean) => Info,
   actionId?: string,
+  cost?: number,
 ): Promise<Info> {
   if (policy === 'throw') throw error;
   if (policy === 'allow' || policy === 'block') {
@@ -92,7 +98,11 @@ export async function decideOnStoreError<Info extends RateLimitInfo>(
   }
   let info: Info;
   try {
-    info = operation === 'attempt' ? await policy.limitWithInfo(id, actionId === undefined ? undefined : { actionId }) : await policy.wouldLimitWithInfo(id);
+    // The fallback is asked as the limiter was: with the attempt's action id and cost, and no option it was not given.
+    const options = { ...(actionId === undefined || operation === 'peek' ? {} : { actionId }), ...(cost === undefined ? {} : { cost }) };
+    const given = Object.keys(options).length > 0 ? options : undefined;
+    if (operation === 'attempt') info = await policy.limitWithInfo(id, given);
+    else info = given === undefined ? await policy.wouldLimitWithInfo(id) : await policy.wouldLimitWithInfo(id, given);
   } catch (fallbackError) {
     const reason = fallbackError instanceof Error ? fallbackError.message : String(fallbackError);
     throw new StoreError(`${error.message}; the fallback limiter failed too: ${reason}`, { cause: error });
@@ -101,22 +111,39 @@ export async function decideOnStoreError<Info extends RateLimitInfo>(
 }
 
 /**
- * `undo` for a limiter or a stack: from the store, then from a fallback limiter
- * that can undo (it admitted actions while the store was down), whose answer
- * stands in when the store fails; without one, the store's failure rejects.
+ * `undo` or `settle` for a limiter or a stack: in the store, then in a fallback limiter that can do the same (it
+ * admitted actions while the store was down), whose answer stands in when the store fails; without one, the store's
+ * failure rejects. `inFallback` is undefined when the policy has no such fallback.
  */
-export async function undoWithPolicy(
+export async function changeActionWithPolicy(inStore: () => Promise<boolean>, inFallback: (() => Promise<boolean>) | undefined): Promise<boolean> {
+  let changed = false;
+  try {
+    changed = await inStore();
+  } catch (error) {
+    if (inFallback === undefined || !isStoreFailure(error)) throw error;
+  }
+  return ((await inFallback?.()) ?? false) || changed;
+}
+
+/** `undo` for a limiter or a stack, as {@link changeActionWithPolicy} says. */
+export function undoWithPolicy(
   policy: StoreErrorPolicy<RateLimitInfo>,
   id: LimiterId,
   actionId: string,
   undoInStore: () => Promise<boolean>,
 ): Promise<boolean> {
   const fallback = typeof policy === 'object' && typeof policy.undo === 'function' ? policy : undefined;
-  let removed = false;
-  try {
-    removed = await undoInStore();
-  } catch (error) {
-    if (fallback === undefined || !isStoreFailure(error)) throw error;
-  }
-  return ((await fallback?.undo?.(id, actionId)) ?? false) || removed;
+  return changeActionWithPolicy(undoInStore, fallback === undefined ? undefined : () => fallback.undo?.(id, actionId) ?? Promise.resolve(false));
+}
+
+/** `settle` for a limiter or a stack, as {@link changeActionWithPolicy} says. */
+export function settleWithPolicy(
+  policy: StoreErrorPolicy<RateLimitInfo>,
+  id: LimiterId,
+  actionId: string,
+  cost: number,
+  settleInStore: () => Promise<boolean>,
+): Promise<boolean> {
+  const fallback = typeof policy === 'object' && typeof policy.settle === 'function' ? policy : undefined;
+  return changeActionWithPolicy(settleInStore, fallback === undefined ? undefined : () => fallback.settle?.(id, actionId, cost) ?? Promise.resolve(false));
 }

@@ -28,10 +28,18 @@ export interface StoreDecision {
 export interface Store {
   /** What holds the state, for error messages, e.g. `memory` or `node-redis cluster`. */
   readonly name: string;
-  /** Decides an attempt and records it in each tier, as docs/semantics.md step 5 and "Action ids, undo, clear" say. */
-  attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision>;
+  /**
+   * Decides an attempt of `cost` (the weight it adds to tiers that count cost; 1 to the others) and records it in
+   * each tier, as docs/semantics.md step 5 and "Action ids, undo, clear" say.
+   */
+  attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string, cost?: number): Promise<StoreDecision>;
   /** Decides an attempt as `attempt` would, and writes nothing at all. */
-  peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision>;
+  peek(tiers: readonly Tier[], now: number | undefined, cost?: number): Promise<StoreDecision>;
+  /**
+   * Sets the cost of the admitted action `actionId` to `cost` in each of `tiers` (tiers that count cost) whose window
+   * at `now` holds it, in one atomic step (docs/semantics.md, "Costs"); true when one did.
+   */
+  settle(tiers: readonly Tier[], now: number | undefined, actionId: string, cost: number): Promise<boolean>;
   /** Forgets everything recorded under these keys. */
   clear(keys: readonly string[]): Promise<void>;
   /** Removes the admitted action `actionId` from these keys; true when there was one to remove. */

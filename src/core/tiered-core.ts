@@ -6,7 +6,9 @@ import { escapeIdentifier, normalizeId, type KeyBuilder, type LimiterId } from '
 import type { RateLimitInfo } from './rate-limit-info.js';
 import type { MicrosecondClock } from './clock.js';
 import type { Store, Tier } from './store.js';
-import { decideOnStoreError, isStoreFailure, undoWithPolicy, type StoreErrorPolicy } from './store-error-policy.js';
+import { decideOnStoreError, isStoreFailure, settleWithPolicy, undoWithPolicy, type StoreErrorPolicy } from './store-error-policy.js';
+import { describeValue } from './check.js';
+import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { decisionStartTime, publishDecision, publishStoreError, type DecisionMessage, type StoreErrorPolicyName } from './diagnostics.js';
 
 /** One tier's fixed part: its rules, its keys and the store that holds them. */
@@ -52,6 +54,40 @@ export class TieredCore<Info extends RateLimitInfo> {
     this.#policyName = typeof options.onStoreError === 'string' ? options.onStoreError : 'fallback';
   }
 
+  /** Whether any tier counts cost (`maxCostInInterval`): only then may an attempt say its `cost`, or an action be settled. */
+  get countsCost(): boolean {
+    return this.tiers.some((tier) => tier.rule.countsCost);
+  }
+
+  /**
+   * The cost of an attempt as given (undefined: not given, 1), checked against the tiers (docs/semantics.md,
+   * "Costs"): a positive safe integer, given only where a tier counts cost, and at most every such tier's maximum.
+   */
+  checkedCost(cost: unknown): number {
+    if (cost === undefined) return 1;
+    if (!this.countsCost) {
+      throw new InvalidOptionTypeError(
+        `Got \`cost\` ${describeValue(cost)} for a limiter that counts actions: only a limiter with \`maxCostInInterval\` (or a stack with one) weighs attempts by cost`,
+        'cost',
+        cost,
+      );
+    }
+    if (typeof cost !== 'number') throw new InvalidOptionTypeError(`Expected \`cost\` to be a positive safe integer, got ${describeValue(cost)}`, 'cost', cost);
+    if (!Number.isSafeInteger(cost) || cost < 1) {
+      throw new InvalidOptionRangeError(`Expected \`cost\` to be a positive safe integer, got ${describeValue(cost)}`, 'cost', cost);
+    }
+    for (const { rule, namespace } of this.tiers) {
+      if (rule.countsCost && cost > rule.maxInInterval) {
+        throw new InvalidOptionRangeError(
+          `Expected \`cost\` to be at most \`maxCostInInterval\` (${rule.maxInInterval}, namespace \`${namespace}\`), got ${describeValue(cost)}: it could never be admitted`,
+          'cost',
+          cost,
+        );
+      }
+    }
+    return cost;
+  }
+
   /** Whether any tier records blocked attempts (waiting must then peek before it attempts). */
   get countsBlocked(): boolean {
     return this.tiers.some((tier) => tier.rule.countBlocked);
@@ -62,16 +98,25 @@ export class TieredCore<Info extends RateLimitInfo> {
    * A store failure or a timeout is decided by the `onStoreError` policy; a bad
    * id or a bad clock rejects as it is.
    */
-  async decide(id: LimiterId, operation: 'attempt' | 'peek', actionId?: string): Promise<Info> {
+  async decide(id: LimiterId, operation: 'attempt' | 'peek', actionId?: string, givenCost?: unknown): Promise<Info> {
     const startedAt = decisionStartTime();
+    const cost = this.checkedCost(givenCost);
     let info: Info;
     let decidedBy: DecisionMessage['decidedBy'] = 'store';
     try {
-      info = await this.#decideInStore(id, operation, actionId);
+      info = await this.#decideInStore(id, operation, actionId, cost);
     } catch (error) {
       if (!isStoreFailure(error)) throw error;
       publishStoreError(this.#namespaces, error, this.#policyName);
-      info = await decideOnStoreError(this.options.onStoreError, error, operation, id, (blocked) => this.#fixedDecision(blocked), actionId);
+      info = await decideOnStoreError(
+        this.options.onStoreError,
+        error,
+        operation,
+        id,
+        (blocked) => this.#fixedDecision(blocked, cost),
+        actionId,
+        givenCost === undefined ? undefined : cost,
+      );
       decidedBy = this.#policyName as DecisionMessage['decidedBy']; // not 'throw': that policy rethrew
     }
     publishDecision(this.#namespaces, info.blocked, operation === 'peek', decidedBy, startedAt);
@@ -92,30 +137,59 @@ export class TieredCore<Info extends RateLimitInfo> {
     });
   }
 
-  async #decideInStore(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined): Promise<Info> {
+  /**
+   * Sets the cost of the admitted action `actionId` to `cost` in every tier that counts cost and still holds it in
+   * its window (docs/semantics.md, "Costs"), in one atomic step; true when one did. Then in a fallback that settles.
+   */
+  async settle(id: LimiterId, actionId: string, cost: unknown): Promise<boolean> {
+    if (!this.countsCost) {
+      throw new InvalidOptionTypeError(
+        '`settle` sets the cost of an action, and this limiter counts actions: give it `maxCostInInterval`, or stack one that has it',
+        'cost',
+        cost,
+      );
+    }
+    if (typeof cost !== 'number') throw new InvalidOptionTypeError(`Expected \`cost\` to be a safe integer from 0, got ${describeValue(cost)}`, 'cost', cost);
+    if (!Number.isSafeInteger(cost) || cost < 0) {
+      throw new InvalidOptionRangeError(`Expected \`cost\` to be a safe integer from 0, got ${describeValue(cost)}`, 'cost', cost);
+    }
+    const normalized = normalizeId(id);
+    const tiers = this.tiers
+      .filter((tier) => tier.rule.countsCost)
+      .map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store }));
+    return settleWithPolicy(this.options.onStoreError, id, actionId, cost, async () => {
+      const now = this.options.readClock?.();
+      return this.options.store.settle(tiers, now, escapeIdentifier(actionId), cost);
+    });
+  }
+
+  async #decideInStore(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined, cost: number): Promise<Info> {
     const normalized = normalizeId(id);
     const tiers = this.tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store }));
     const now = this.options.readClock?.();
     const decision =
       operation === 'attempt'
-        ? await this.options.store.attempt(tiers, now, actionId === undefined ? undefined : escapeIdentifier(actionId))
-        : await this.options.store.peek(tiers, now);
+        ? await this.options.store.attempt(tiers, now, actionId === undefined ? undefined : escapeIdentifier(actionId), cost)
+        : await this.options.store.peek(tiers, now, cost);
     if (decision.tiers.length !== this.tiers.length) throw new TypeError('The store returned an outcome per tier it was not asked for');
-    const infos = decision.tiers.map((outcome, i) => describeOutcome((this.tiers[i] as TierSpec).rule, decision.now, outcome.verdict, outcome.after));
+    const infos = decision.tiers.map((outcome, i) => describeOutcome((this.tiers[i] as TierSpec).rule, decision.now, outcome.verdict, outcome.after, cost));
     const info = this.options.present(infos, this.tiers);
     return decision.alreadyAdmitted ? { ...info, alreadyAdmitted: true } : info;
   }
 
   /** The info of a decision made by the `'allow'` or `'block'` policy: nothing is known of the windows. */
-  #fixedDecision(blocked: boolean): Info {
+  #fixedDecision(blocked: boolean, cost: number): Info {
     return this.options.present(
-      this.tiers.map((tier) => ({
-        blocked,
-        blockedDueToCount: false,
-        blockedDueToMinDifference: false,
-        actionsRemaining: blocked ? 0 : tier.rule.maxInInterval,
-        millisecondsUntilAllowed: blocked ? this.options.timeoutMs : 0,
-      })),
+      this.tiers.map(({ rule }): RateLimitInfo => {
+        const info = {
+          blocked,
+          blockedDueToCount: false,
+          blockedDueToMinDifference: false,
+          actionsRemaining: blocked ? 0 : rule.countsCost ? Math.floor(rule.maxInInterval / cost) : rule.maxInInterval,
+          millisecondsUntilAllowed: blocked ? this.options.timeoutMs : 0,
+        };
+        return rule.countsCost ? { ...info, costRemaining: blocked ? 0 : rule.maxInInterval } : info;
+      }),
       this.tiers,
     );
   }

@@ -43,6 +43,8 @@ export interface WaitOptions {
   readonly signal?: AbortSignal;
   /** The action's id (see {@link AttemptOptions}): a retried wait is then never counted twice. */
   readonly actionId?: string;
+  /** What the action costs (see {@link AttemptOptions}): the wait lasts until this much fits. @default 1 */
+  readonly cost?: number;
   /**
    * Up to this fraction of each wait is added at random, so that many workers
    * told the same wait do not all wake at the same moment.
@@ -63,11 +65,15 @@ const maxWaitCheck: Check<number | undefined> = optional(
   undefined,
 );
 
+/** A cost as given: the limiter checks it against its tiers when it decides. */
+const costAsGiven: Check<unknown> = (value) => value;
+
 const WAIT_SCHEMA = {
   maxWait: maxWaitCheck,
   maxWaitMs: maxWaitCheck,
   signal: optional(object<AbortSignal>('an AbortSignal'), undefined),
   actionId: optional(string, undefined),
+  cost: costAsGiven,
   jitter: optional(numberIn(0, 1), 0.2),
 };
 
@@ -109,7 +115,7 @@ interface WaitPlan {
 }
 
 /** The plan of checked wait options (`maxWait` or its former name `maxWaitMs`, not both). */
-function waitPlan({ maxWait, maxWaitMs, jitter, signal }: Omit<Normalized<typeof WAIT_SCHEMA>, 'actionId'>): WaitPlan {
+function waitPlan({ maxWait, maxWaitMs, jitter, signal }: Omit<Normalized<typeof WAIT_SCHEMA>, 'actionId' | 'cost'>): WaitPlan {
   return { maxWaitMs: renamed(maxWait, maxWaitMs, 'maxWait', 'maxWaitMs') ?? Infinity, jitter, signal };
 }
 
@@ -126,8 +132,8 @@ export async function waitUntilAllowed<Info extends RateLimitInfo>(
   peekFirst: boolean,
   options: WaitOptions = {},
 ): Promise<Info> {
-  const { actionId, ...checked } = normalize(options, WAIT_SCHEMA, 'the options', { allowMissing: true });
-  return waitFor(limiter, id, peekFirst, waitPlan(checked), actionId);
+  const { actionId, cost, ...checked } = normalize(options, WAIT_SCHEMA, 'the options', { allowMissing: true });
+  return waitFor(limiter, id, peekFirst, waitPlan(checked), actionId, cost);
 }
 
 /** The loop of {@link waitUntilAllowed}, on checked options. */
@@ -137,12 +143,14 @@ async function waitFor<Info extends RateLimitInfo>(
   peekFirst: boolean,
   { maxWaitMs, jitter, signal }: WaitPlan,
   actionId: string | undefined,
+  cost: unknown,
 ): Promise<Info> {
-  const attemptOptions: AttemptOptions | undefined = actionId === undefined ? undefined : { actionId };
+  const attemptOptions = attemptOptionsOf(actionId, cost);
+  const dryRunOptions = cost === undefined ? undefined : { cost: cost as number };
   const started = Date.now();
   for (;;) {
     if (signal?.aborted) throw signal.reason;
-    const peeked = peekFirst ? await limiter.wouldLimitWithInfo(id) : undefined;
+    const peeked = peekFirst ? await (dryRunOptions === undefined ? limiter.wouldLimitWithInfo(id) : limiter.wouldLimitWithInfo(id, dryRunOptions)) : undefined;
     const info = peeked?.blocked ? peeked : await limiter.limitWithInfo(id, attemptOptions);
     if (!info.blocked) return info;
     const waitMs = Math.max(MIN_SLEEP_MS, info.millisecondsUntilAllowed);
@@ -154,8 +162,14 @@ async function waitFor<Info extends RateLimitInfo>(
   }
 }
 
+/** The options of an attempt with this action id and cost (undefined: neither given). */
+function attemptOptionsOf(actionId: string | undefined, cost: unknown): AttemptOptions | undefined {
+  if (cost === undefined) return actionId === undefined ? undefined : { actionId };
+  return actionId === undefined ? { cost: cost as number } : { actionId, cost: cost as number };
+}
+
 /** Options of `wrap`. */
-export interface WrapOptions<Args extends unknown[]> extends Omit<WaitOptions, 'actionId'> {
+export interface WrapOptions<Args extends unknown[]> extends Omit<WaitOptions, 'actionId' | 'cost'> {
   /** The id each call is limited under, from the call's arguments, e.g. `(userId, operation) => \`${userId}:${operation}\``. */
   readonly id: (...args: Args) => LimiterId;
   /**
@@ -167,6 +181,8 @@ export interface WrapOptions<Args extends unknown[]> extends Omit<WaitOptions, '
   readonly whenLimited?: 'reject' | 'wait';
   /** The action id of each call, from its arguments (see {@link AttemptOptions}): a retried call is never counted twice. */
   readonly actionId?: (...args: Args) => string;
+  /** What each call costs (see {@link AttemptOptions}): a number, or a function of the call's arguments. @default 1 */
+  readonly cost?: number | ((...args: Args) => number);
 }
 
 const WRAP_SCHEMA = {
@@ -188,17 +204,18 @@ export function wrapFunction<Args extends unknown[], Result, Info extends RateLi
     throw new InvalidOptionTypeError('Expected `id` to be a function from the arguments to an id', 'id', (options as { id?: unknown } | null)?.id);
   }
   // Checked once, here: each call reads these, never the caller's object again.
-  const { id, actionId: actionIdOf, whenLimited, ...waitOptions } = normalize(options, WRAP_SCHEMA, 'the options');
+  const { id, actionId: actionIdOf, whenLimited, cost, ...waitOptions } = normalize(options, WRAP_SCHEMA, 'the options');
   const plan = waitPlan(waitOptions);
   const idOf = id as (...args: Args) => LimiterId;
   const actionIdOfCall = actionIdOf as ((...args: Args) => string) | undefined;
   return async (...args: Args): Promise<Awaited<Result>> => {
     const key = idOf(...args);
     const actionId = actionIdOfCall?.(...args);
+    const callCost: unknown = typeof cost === 'function' ? (cost as (...args: Args) => unknown)(...args) : cost;
     if (whenLimited === 'wait') {
-      await waitFor(limiter, key, peekFirst, plan, actionId);
+      await waitFor(limiter, key, peekFirst, plan, actionId, callCost);
     } else {
-      const info = await limiter.limitWithInfo(key, actionId === undefined ? undefined : { actionId });
+      const info = await limiter.limitWithInfo(key, attemptOptionsOf(actionId, callCost));
       if (info.blocked) throw new RateLimitedError(info);
     }
     return await fn(...args);

@@ -57,8 +57,8 @@ export const httpLimiter: Check<HttpRateLimiter> = (value, name) => {
     throw new InvalidOptionTypeError(`Expected \`${name}\` to be a RollingRateLimiter or a RateLimiterStack, got ${describeValue(value)}`, name, value);
   }
   const tiers: readonly Partial<RollingRateLimiter>[] = isStack(limiter as HttpRateLimiter) ? (limiter as RateLimiterStack).limiters : [limiter];
-  tiers.forEach(({ namespace, interval, maxInInterval }, index) => {
-    if (typeof namespace !== 'string' || typeof interval !== 'number' || typeof maxInInterval !== 'number') {
+  tiers.forEach(({ namespace, interval, maxInInterval, maxCostInInterval }, index) => {
+    if (typeof namespace !== 'string' || typeof interval !== 'number' || typeof (maxInInterval ?? maxCostInInterval) !== 'number') {
       throw new InvalidOptionTypeError(
         `Expected \`${name}\` to be a RollingRateLimiter or a RateLimiterStack (tier ${index} has no namespace, interval and maxInInterval)`,
         name,
@@ -77,11 +77,11 @@ export const httpLimiter: Check<HttpRateLimiter> = (value, name) => {
 export function policiesOf(limiter: HttpRateLimiter): RateLimitPolicy[] {
   const checked = httpLimiter(limiter, 'limiter');
   const tiers: readonly RollingRateLimiter[] = isStack(checked) ? checked.limiters : [checked];
-  return tiers.map(({ namespace, interval, maxInInterval, minDifference }, index) => ({
+  return tiers.map(({ namespace, interval, maxInInterval, maxCostInInterval, minDifference }, index) => ({
     index,
     namespace,
     interval,
-    maxInInterval,
+    maxInInterval: (maxInInterval ?? maxCostInInterval) as number,
     minDifference: typeof minDifference === 'number' ? minDifference : 0,
   }));
 }

@@ -15,15 +15,18 @@ export interface TierRateLimitInfo extends RateLimitInfo {
   readonly namespace: string;
   /** The tier's window length, in milliseconds. */
   readonly interval: number;
-  /** The tier's maximum per window. */
-  readonly maxInInterval: number;
+  /** The tier's maximum of actions per window; absent on a tier that counts cost. */
+  readonly maxInInterval?: number;
+  /** The tier's maximum of cost per window; present only on a tier that counts cost (with its `costRemaining`). */
+  readonly maxCostInInterval?: number;
 }
 
 /**
  * The outcome of an attempt across stacked limiters. The top-level fields
  * are the stack's: `blocked` when any tier blocks, `blockedDueToCount` and
  * `blockedDueToMinDifference` when any tier blocks for that reason,
- * `actionsRemaining` the smallest of the tiers', and
+ * `actionsRemaining` the smallest of the tiers', `costRemaining` (with
+ * tiers that count cost) the smallest of theirs, and
  * `millisecondsUntilAllowed` the wait until every tier allows (the largest
  * of the tiers' waits).
  */
@@ -114,10 +117,11 @@ function present(infos: readonly RateLimitInfo[], tiers: readonly TierSpec[]): S
   let blockedDueToMinDifference = false;
   let actionsRemaining = Infinity;
   let millisecondsUntilAllowed = 0;
+  let costRemaining: number | undefined;
   for (let i = 0; i < infos.length; i += 1) {
     const info = infos[i] as RateLimitInfo;
     const { namespace, rule } = tiers[i] as TierSpec;
-    tierInfos.push({
+    const tierInfo = {
       blocked: info.blocked,
       blockedDueToCount: info.blockedDueToCount,
       blockedDueToMinDifference: info.blockedDueToMinDifference,
@@ -125,13 +129,20 @@ function present(infos: readonly RateLimitInfo[], tiers: readonly TierSpec[]): S
       millisecondsUntilAllowed: info.millisecondsUntilAllowed,
       namespace,
       interval: rule.intervalUs / MICROSECONDS_PER_MILLISECOND,
-      maxInInterval: rule.maxInInterval,
-    });
+    };
+    if (rule.countsCost) {
+      const remaining = info.costRemaining ?? 0;
+      tierInfos.push({ ...tierInfo, maxCostInInterval: rule.maxInInterval, costRemaining: remaining });
+      costRemaining = Math.min(costRemaining ?? Infinity, remaining);
+    } else {
+      tierInfos.push({ ...tierInfo, maxInInterval: rule.maxInInterval });
+    }
     blocked ||= info.blocked;
     blockedDueToCount ||= info.blockedDueToCount;
     blockedDueToMinDifference ||= info.blockedDueToMinDifference;
     actionsRemaining = Math.min(actionsRemaining, info.actionsRemaining);
     millisecondsUntilAllowed = Math.max(millisecondsUntilAllowed, info.millisecondsUntilAllowed);
   }
-  return { blocked, blockedDueToCount, blockedDueToMinDifference, actionsRemaining, millisecondsUntilAllowed, tiers: tierInfos };
+  const stackInfo = { blocked, blockedDueToCount, blockedDueToMinDifference, actionsRemaining, millisecondsUntilAllowed, tiers: tierInfos };
+  return costRemaining === undefined ? stackInfo : { ...stackInfo, costRemaining };
 }

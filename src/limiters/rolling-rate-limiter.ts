@@ -56,9 +56,14 @@ export class RollingRateLimiter extends TieredLimiter<RateLimitInfo> {
     return this.#options.interval;
   }
 
-  /** The most actions allowed in one window. */
-  get maxInInterval(): number {
-    return this.#options.maxInInterval;
+  /** The most actions allowed in one window; undefined on a limiter that counts cost (see {@link maxCostInInterval}). */
+  get maxInInterval(): number | undefined {
+    return this.#options.countsCost ? undefined : this.#options.maxInInterval;
+  }
+
+  /** The most cost allowed in one window; undefined on a limiter that counts actions (see {@link maxInInterval}). */
+  get maxCostInInterval(): number | undefined {
+    return this.#options.countsCost ? this.#options.maxInInterval : undefined;
   }
 
   /** The least time between consecutive actions, in milliseconds (0: no gap rule). */

@@ -1,5 +1,5 @@
 import { waitUntilAllowed, wrapFunction, type WaitOptions, type WrapOptions } from '../core/waiting.js';
-import { normalizeActionId, type AttemptOptions, type LimiterId } from '../core/identity.js';
+import { normalizeActionId, type AttemptOptions, type DryRunOptions, type LimiterId } from '../core/identity.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import type { TieredCore } from '../core/tiered-core.js';
 import { ownOption, ownOptions } from '../options/own-options.js';
@@ -27,10 +27,12 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    * tiers with `countBlocked: true`).
    *
    * @param id The id to limit, usually a user id.
-   * @param options `actionId`: makes the attempt idempotent and undoable (see {@link AttemptOptions}); an own property
-   *   of the object (an inherited one is ignored), as every option of the library.
+   * @param options `actionId`: makes the attempt idempotent and undoable; `cost`: what it weighs on a limiter with
+   *   `maxCostInInterval` (see {@link AttemptOptions}). Own properties of the object (an inherited one is ignored), as
+   *   every option of the library.
    * @returns `true` when the action is blocked and must not happen, `false` when it may go ahead.
-   * @throws TypeError (as a rejection) when `id` is not a non-empty string or a finite number.
+   * @throws TypeError (as a rejection) when `id` is not a non-empty string or a finite number, or `cost` is given to
+   *   a limiter that counts actions; RangeError when `cost` is not a positive safe integer or exceeds `maxCostInInterval`.
    * @throws {@link StoreError} or {@link TimeoutError} (as a rejection) when the store fails.
    *
    * @example
@@ -55,23 +57,23 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    */
   async limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<Info> {
     const actionId = ownOption(options, 'actionId');
-    return this.#core.decide(id, 'attempt', actionId === undefined ? undefined : normalizeActionId(actionId));
+    return this.#core.decide(id, 'attempt', actionId === undefined ? undefined : normalizeActionId(actionId), ownOption(options, 'cost'));
   }
 
   /**
    * A dry run of {@link limit}: whether an attempt now would be blocked. Writes
    * nothing: no attempt is recorded, no expiry changes.
    */
-  async wouldLimit(id: LimiterId): Promise<boolean> {
-    return (await this.wouldLimitWithInfo(id)).blocked;
+  async wouldLimit(id: LimiterId, options?: DryRunOptions): Promise<boolean> {
+    return (await this.wouldLimitWithInfo(id, options)).blocked;
   }
 
   /**
    * A dry run of {@link limitWithInfo}: exactly what it would return at this
    * moment, and writes nothing.
    */
-  async wouldLimitWithInfo(id: LimiterId): Promise<Info> {
-    return this.#core.decide(id, 'peek');
+  async wouldLimitWithInfo(id: LimiterId, options?: DryRunOptions): Promise<Info> {
+    return this.#core.decide(id, 'peek', undefined, ownOption(options, 'cost'));
   }
 
   /**
@@ -109,6 +111,31 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    */
   async undo(id: LimiterId, actionId: string): Promise<boolean> {
     return this.#core.undo(id, normalizeActionId(actionId));
+  }
+
+  /**
+   * Settles a reservation: sets the cost of the action admitted for `id` under `actionId` (given to {@link limit}
+   * with its estimated `cost`) to what it actually used, in every tier that counts cost, atomically. Less gives the
+   * rest back at once; more records the truth, and later attempts wait until the window drains; settling twice to
+   * the same cost is one settlement. Tiers that count actions still count the action once. See
+   * docs/semantics.md, "Costs".
+   *
+   * @param cost What the action used: a safe integer from 0 (0 gives its whole cost back).
+   * @returns `true` when an admitted action was settled (in at least one tier whose window still holds it), `false`
+   *   when there was none (never admitted, undone, or out of the window): nothing changed then.
+   * @throws TypeError (as a rejection) on a limiter (or stack) without `maxCostInInterval`, or a cost that is not a number.
+   * @throws RangeError (as a rejection) for a negative or fractional cost.
+   *
+   * @example
+   * ```ts
+   * const estimate = promptTokens + maxOutputTokens;
+   * if (await tokens.limit(userId, { actionId: requestId, cost: estimate })) return;
+   * const reply = await callModel(prompt);
+   * await tokens.settle(userId, requestId, reply.usage.totalTokens);
+   * ```
+   */
+  async settle(id: LimiterId, actionId: string, cost: number): Promise<boolean> {
+    return this.#core.settle(id, normalizeActionId(actionId), cost);
   }
 
   /** Forgets every action recorded for `id` (in every tier), as if it had never acted. */

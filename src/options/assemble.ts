@@ -25,7 +25,7 @@ import type { NormalizedOptions, NormalizedStackOptions } from './limiter-option
 type Path = 'memory' | 'multi' | 'script' | 'batch';
 
 /** The path for a limiter's options on `redis` (undefined: no client), or an `UnsupportedError` saying why they cannot be served. */
-function limiterPath({ clock, useScript, countBlocked, batch }: NormalizedOptions, redis: RedisAdapter | undefined): Path {
+function limiterPath({ clock, useScript, countBlocked, countsCost, batch }: NormalizedOptions, redis: RedisAdapter | undefined): Path {
   if (redis === undefined) {
     if (batch) throw new UnsupportedError(BATCH_IN_MEMORY);
     if (clock === 'redis')
@@ -37,7 +37,8 @@ function limiterPath({ clock, useScript, countBlocked, batch }: NormalizedOption
   if (batch) return batchPath(redis, useScript);
   if (useScript === true && !redis.supportsScripts) throw new UnsupportedError(`\`useScript: true\` runs a Lua script, and ${redis.kind} cannot run scripts`);
   if (useScript !== false && redis.supportsScripts) return 'script';
-  const needsScript = !countBlocked ? '`countBlocked: false`' : clock === 'redis' ? "`clock: 'redis'`" : undefined;
+  // A budget of cost weighs every record by its cost, which plain commands cannot sum in one atomic step.
+  const needsScript = countsCost ? '`maxCostInInterval`' : !countBlocked ? '`countBlocked: false`' : clock === 'redis' ? "`clock: 'redis'`" : undefined;
   if (needsScript !== undefined) {
     throw new UnsupportedError(
       useScript === false
@@ -73,11 +74,12 @@ export function assembleLimiter(options: NormalizedOptions): TieredCore<RateLimi
   const redis = options.client === undefined ? undefined : adapterFor(options.client);
   const path = limiterPath(options, redis);
   const store = redis === undefined ? new MemoryStore() : path === 'multi' ? new MultiStore(redis) : new ScriptStore(redis, path === 'batch');
-  const { interval, maxInInterval, minDifference, countBlocked, namespace, clock, timeout } = options;
+  const { interval, maxInInterval, countsCost, minDifference, countBlocked, namespace, clock, timeout } = options;
   const tier: TierSpec = {
     rule: {
       intervalUs: millisecondsToMicroseconds(interval),
       maxInInterval,
+      countsCost,
       minDifferenceUs: millisecondsToMicroseconds(minDifference),
       countBlocked,
       // A call may reach the store up to `timeout` after its stamp: its records are kept that much longer.

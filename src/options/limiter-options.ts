@@ -20,7 +20,10 @@ import type { RedisClient } from '../redis/adapters/client-types.js';
 import { circuitBreakerOption, type CircuitBreakerOptions } from './circuit-breaker-options.js';
 import { ownOptions } from './own-options.js';
 
-/** Options of {@link RollingRateLimiter}. Only `interval` and `maxInInterval` are required. */
+/**
+ * Options of {@link RollingRateLimiter}: `interval`, and exactly one of `maxInInterval` (a limit of actions) and
+ * `maxCostInInterval` (a budget of cost); every other option is optional.
+ */
 export interface RollingRateLimiterOptions {
   /**
    * Length of the rolling window: milliseconds (an integer from 1 to 10^12),
@@ -29,8 +32,19 @@ export interface RollingRateLimiterOptions {
    */
   readonly interval: Duration;
 
-  /** At most this many actions in any rolling window of `interval` ms (an integer from 1 to 2^31 - 1). */
-  readonly maxInInterval: number;
+  /**
+   * At most this many actions in any rolling window of `interval` ms (an integer from 1 to 2^31 - 1): each attempt
+   * weighs 1. Give this or `maxCostInInterval`, not both (a `TypeError`).
+   */
+  readonly maxInInterval?: number;
+
+  /**
+   * At most this much cost (tokens, bytes, credits) in any rolling window of `interval` ms (an integer from 1 to
+   * 2^53 - 1): each attempt weighs its `cost` (default 1), and `settle` sets an admitted action's cost to what it
+   * used (docs/semantics.md, "Costs"). Give this or `maxInInterval`, not both (a `TypeError`). Needs the decide
+   * script on Redis: `useScript: false` and redis-mock refuse it with an `UnsupportedError`.
+   */
+  readonly maxCostInInterval?: number;
 
   /**
    * At least this long between consecutive actions: milliseconds (an integer
@@ -179,7 +193,8 @@ const clockOption = choice(
 
 const LIMITER_SCHEMA = {
   interval: duration(1, MAX_MILLISECONDS),
-  maxInInterval: integer(1, MAX_INTEGER),
+  maxInInterval: optional(integer(1, MAX_INTEGER), undefined),
+  maxCostInInterval: optional(integer(1, Number.MAX_SAFE_INTEGER), undefined),
   minDifference: optional(duration(0, MAX_MILLISECONDS), LIMITER_DEFAULTS.minDifference),
   // '' names nothing: its keys (`:{id}`) would say neither whose nor what limit they hold, to anyone reading the Redis.
   namespace: optional(nonEmptyString, undefined),
@@ -193,8 +208,15 @@ const LIMITER_SCHEMA = {
   circuitBreaker: circuitBreakerOption,
 };
 
-/** The options after validation, with every default filled in (durations in milliseconds). */
-export type NormalizedOptions = Omit<Normalized<typeof LIMITER_SCHEMA>, 'namespace'> & { readonly namespace: string };
+/**
+ * The options after validation, with every default filled in (durations in milliseconds): `maxInInterval` is the
+ * limit, of actions or (when `countsCost`) of cost.
+ */
+export type NormalizedOptions = Omit<Normalized<typeof LIMITER_SCHEMA>, 'namespace' | 'maxInInterval' | 'maxCostInInterval'> & {
+  readonly namespace: string;
+  readonly maxInInterval: number;
+  readonly countsCost: boolean;
+};
 
 /**
  * Validates the caller's options once, without touching them, and fills in the
@@ -203,7 +225,16 @@ export type NormalizedOptions = Omit<Normalized<typeof LIMITER_SCHEMA>, 'namespa
  */
 export function normalizeLimiterOptions(options: RollingRateLimiterOptions): NormalizedOptions {
   const checked = normalize(ownOptions(options), LIMITER_SCHEMA, 'the options');
-  const { interval, minDifference, client } = checked;
+  const { interval, minDifference, client, maxInInterval, maxCostInInterval } = checked;
+  if ((maxInInterval === undefined) === (maxCostInInterval === undefined)) {
+    throw new InvalidOptionTypeError(
+      maxInInterval === undefined
+        ? 'Expected `maxInInterval` (a limit of actions) or `maxCostInInterval` (a budget of cost) to be given, got neither'
+        : 'Expected one of `maxInInterval` (a limit of actions) and `maxCostInInterval` (a budget of cost), got both: a limiter counts one; stack two limiters for both',
+      maxInInterval === undefined ? 'maxInInterval' : 'maxCostInInterval',
+      maxInInterval === undefined ? undefined : maxCostInInterval,
+    );
+  }
   if (minDifference > interval) {
     // The window's bookkeeping (trimming, expiry) keeps an action for `interval`: a longer gap could not be kept.
     throw new InvalidOptionRangeError(
@@ -220,7 +251,13 @@ export function normalizeLimiterOptions(options: RollingRateLimiterOptions): Nor
       undefined,
     );
   }
-  return { ...checked, namespace: checked.namespace ?? LIMITER_DEFAULTS.memoryNamespace };
+  const { maxInInterval: _actions, maxCostInInterval: _cost, ...rest } = checked;
+  return {
+    ...rest,
+    maxInInterval: (maxInInterval ?? maxCostInInterval) as number,
+    countsCost: maxCostInInterval !== undefined,
+    namespace: checked.namespace ?? LIMITER_DEFAULTS.memoryNamespace,
+  };
 }
 
 const STACK_SCHEMA = { onStoreError: storeErrorPolicy, circuitBreaker: circuitBreakerOption, batch: LIMITER_SCHEMA.batch };

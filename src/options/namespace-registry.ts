@@ -11,14 +11,17 @@ import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 export interface NamespaceRule {
   /** The window, in milliseconds. */
   readonly interval: number;
+  /** The limit: of actions, or of cost when `countsCost`. */
   readonly maxInInterval: number;
+  /** Whether the limit is of cost (`maxCostInInterval`) rather than of actions. */
+  readonly countsCost: boolean;
   /** The least gap, in milliseconds. */
   readonly minDifference: number;
   readonly countBlocked: boolean;
 }
 
 /** The fields of a {@link NamespaceRule}, in the order messages list them. */
-const RULE_FIELDS = ['interval', 'maxInInterval', 'minDifference', 'countBlocked'] as const;
+const RULE_FIELDS = ['interval', 'maxInInterval', 'countsCost', 'minDifference', 'countBlocked'] as const;
 
 /**
  * The rule of each namespace, per client object: weak, so that a client the
@@ -29,9 +32,12 @@ const RULE_FIELDS = ['interval', 'maxInInterval', 'minDifference', 'countBlocked
  */
 const rulesByClient = new WeakMap<object, Map<string, NamespaceRule>>();
 
-/** A rule as messages show it: `{ interval: 60000, maxInInterval: 1, minDifference: 0, countBlocked: true }`. */
+/** A rule as messages show it: `{ interval: 60000, maxInInterval: 1, minDifference: 0, countBlocked: true }` (or `maxCostInInterval`). */
 function describeRule(rule: NamespaceRule): string {
-  return `{ ${RULE_FIELDS.map((field) => `${field}: ${String(rule[field])}`).join(', ')} }`;
+  const fields = RULE_FIELDS.filter((field) => field !== 'countsCost').map((field) =>
+    field === 'maxInInterval' && rule.countsCost ? `maxCostInInterval: ${rule.maxInInterval}` : `${field}: ${String(rule[field])}`,
+  );
+  return `{ ${fields.join(', ')} }`;
 }
 
 /**
@@ -48,8 +54,8 @@ export function claimNamespace(client: object | undefined, namespace: string, ru
   if (rules === undefined) rulesByClient.set(client, (rules = new Map<string, NamespaceRule>()));
   const claimed = rules.get(namespace);
   if (claimed === undefined) {
-    const { interval, maxInInterval, minDifference, countBlocked } = rule;
-    rules.set(namespace, Object.freeze({ interval, maxInInterval, minDifference, countBlocked }));
+    const { interval, maxInInterval, countsCost, minDifference, countBlocked } = rule;
+    rules.set(namespace, Object.freeze({ interval, maxInInterval, countsCost, minDifference, countBlocked }));
     return;
   }
   if (RULE_FIELDS.every((field) => claimed[field] === rule[field])) return;

@@ -23,6 +23,11 @@ export class MultiStore extends RedisStore {
     return this.checked(peekWithMulti(this.adapter, tiers, now as number));
   }
 
+  async settle(): Promise<boolean> {
+    // Never reached: a limiter that counts cost is refused this store when it is built (options/assemble.ts).
+    throw new UnsupportedError('Costs need the decide script, and this limiter decides with plain commands');
+  }
+
   async clear(keys: readonly string[]): Promise<void> {
     return this.checked(clearWithMulti(this.adapter, keys));
   }

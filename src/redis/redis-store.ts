@@ -21,8 +21,9 @@ export abstract class RedisStore implements Store {
     return this.adapter.kind;
   }
 
-  abstract attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision>;
-  abstract peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision>;
+  abstract attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string, cost?: number): Promise<StoreDecision>;
+  abstract peek(tiers: readonly Tier[], now: number | undefined, cost?: number): Promise<StoreDecision>;
+  abstract settle(tiers: readonly Tier[], now: number | undefined, actionId: string, cost: number): Promise<boolean>;
   abstract clear(keys: readonly string[]): Promise<void>;
   abstract undo(keys: readonly string[], actionId: string): Promise<boolean>;
 

@@ -1,7 +1,7 @@
 import type { StoreDecision, Tier } from '../core/store.js';
 import type { StoreError } from '../errors/store-error.js';
 import type { RedisAdapter } from './adapters/adapter.js';
-import { clearWithScript, undoWithScript } from './clear-and-undo.js';
+import { clearWithScript, settleWithScript, undoWithScript } from './clear-and-undo.js';
 import { encodeCall, readOutcomes, type ScriptDecision } from './decide/decide-codec.js';
 import { DECIDE_SCRIPT } from './decide/decide-script.js';
 import { DecisionBatcher } from './decide/decision-batcher.js';
@@ -32,12 +32,16 @@ export class ScriptStore extends RedisStore {
     }
   }
 
-  async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
-    return this.checked(this.#decide({ tiers, now, dryRun: false, actionId }));
+  async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string, cost?: number): Promise<StoreDecision> {
+    return this.checked(this.#decide({ tiers, now, dryRun: false, actionId, cost }));
   }
 
-  async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
-    return this.checked(this.#decide({ tiers, now, dryRun: true }));
+  async peek(tiers: readonly Tier[], now: number | undefined, cost?: number): Promise<StoreDecision> {
+    return this.checked(this.#decide({ tiers, now, dryRun: true, cost }));
+  }
+
+  async settle(tiers: readonly Tier[], now: number | undefined, actionId: string, cost: number): Promise<boolean> {
+    return this.checked(settleWithScript(this.adapter, tiers, now, actionId, cost));
   }
 
   async clear(keys: readonly string[]): Promise<void> {

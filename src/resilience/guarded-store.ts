@@ -36,12 +36,16 @@ export class GuardedStore implements Store {
     return this.#inner.name;
   }
 
-  attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
-    return this.#call(() => this.#inner.attempt(tiers, now, actionId), 'Recording an attempt', (tiers[0] as Tier).key);
+  attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string, cost?: number): Promise<StoreDecision> {
+    return this.#call(() => this.#inner.attempt(tiers, now, actionId, cost), 'Recording an attempt', (tiers[0] as Tier).key);
   }
 
-  peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
-    return this.#call(() => this.#inner.peek(tiers, now), 'Reading the window', (tiers[0] as Tier).key);
+  peek(tiers: readonly Tier[], now: number | undefined, cost?: number): Promise<StoreDecision> {
+    return this.#call(() => this.#inner.peek(tiers, now, cost), 'Reading the window', (tiers[0] as Tier).key);
+  }
+
+  settle(tiers: readonly Tier[], now: number | undefined, actionId: string, cost: number): Promise<boolean> {
+    return this.#call(() => this.#inner.settle(tiers, now, actionId, cost), 'Settling an action', (tiers[0] as Tier).key);
   }
 
   clear(keys: readonly string[]): Promise<void> {

@@ -4,7 +4,7 @@ import { decideTiers, describeOutcome, judge, kthNewestAfterInsert, type WindowR
 const ms = (value: number): number => value * 1000;
 
 function rule(overrides: Partial<WindowRule> = {}): WindowRule {
-  return { intervalUs: ms(1000), maxInInterval: 3, minDifferenceUs: 0, countBlocked: true, inFlightUs: 0, ...overrides };
+  return { intervalUs: ms(1000), maxInInterval: 3, countsCost: false, minDifferenceUs: 0, countBlocked: true, inFlightUs: 0, ...overrides };
 }
 
 /** The sample of a full list of in-window timestamps (ascending), as a store would report it. */

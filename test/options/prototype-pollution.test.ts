@@ -182,7 +182,7 @@ describe('options read through a polluted Object.prototype', () => {
 
   it('still reads own options that are not enumerable, and leaves the caller’s object as it was', () => {
     const options = Object.defineProperty({ interval: 1000 }, 'maxInInterval', { value: 3, enumerable: false });
-    expect(normalizeLimiterOptions(options as typeof options & { maxInInterval: number }).maxInInterval).to.equal(3);
+    expect(normalizeLimiterOptions(options).maxInInterval).to.equal(3);
     expect(Object.getOwnPropertyNames(options)).to.deep.equal(['interval', 'maxInInterval']);
   });
 });

@@ -10,6 +10,7 @@ import { RateLimiterStack, RollingRateLimiter } from '../../src/index.js';
 import { ATOMIC_BLOCK_SCRIPT } from '../../src/redis/scripts/atomic-block-script.js';
 import { CLEAR_SCRIPT } from '../../src/redis/scripts/clear-script.js';
 import type { RedisScript } from '../../src/redis/scripts/redis-script.js';
+import { SETTLE_SCRIPT } from '../../src/redis/scripts/settle-script.js';
 import { UNDO_SCRIPT } from '../../src/redis/scripts/undo-script.js';
 import { commandsDuring } from '../support/command-stats.js';
 import { useIORedisClient } from '../support/ioredis-client.js';
@@ -19,7 +20,8 @@ import { TestClock } from '../support/test-clock.js';
 /** Each script of src/redis/scripts/ with its SHA1, as pinned. */
 const PINNED: readonly [RedisScript, string][] = [
   [CLEAR_SCRIPT, '8a13a18bd8eb95c5330493f0d2085aa9bc84a32d'],
-  [UNDO_SCRIPT, 'fd12c42d331d92313a34c948d7165b0063a60ba9'],
+  [UNDO_SCRIPT, '4ff2618a9f0ea4ed18d39399a835eeb28aae5c18'],
+  [SETTLE_SCRIPT, '67d0e56405a8e5ead581247e180655137e7f0833'],
   [ATOMIC_BLOCK_SCRIPT, '3a04304b843911c6b51aa6401ad361f2c909365b'],
 ];
 

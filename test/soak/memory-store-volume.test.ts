@@ -8,7 +8,7 @@ import type { WindowRule } from '../../src/core/decision-model.js';
 import { MemoryStore } from '../../src/stores/memory/memory-store.js';
 import { heapGrowth } from '../support/heap.js';
 
-const rule: WindowRule = { intervalUs: 1_000_000, maxInInterval: 5, minDifferenceUs: 0, countBlocked: true, inFlightUs: 0 };
+const rule: WindowRule = { intervalUs: 1_000_000, maxInInterval: 5, countsCost: false, minDifferenceUs: 0, countBlocked: true, inFlightUs: 0 };
 
 describe('MemoryStore', () => {
   it('reclaims ids not written for an interval of wall-clock time, without timers, so memory stays bounded over a million ids', async () => {

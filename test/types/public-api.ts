@@ -42,12 +42,14 @@ export function limiterMethods(limiter: RollingRateLimiter): void {
   assertType<Equal<ReturnType<RollingRateLimiter['wouldLimitWithInfo']>, Promise<RateLimitInfo>>>();
   assertType<Equal<ReturnType<RollingRateLimiter['clear']>, Promise<void>>>();
   assertType<Equal<ReturnType<RollingRateLimiter['undo']>, Promise<boolean>>>();
+  assertType<Equal<ReturnType<RollingRateLimiter['settle']>, Promise<boolean>>>();
   assertType<Equal<ReturnType<RollingRateLimiter['waitUntilAllowed']>, Promise<RateLimitInfo>>>();
   assertType<Equal<LimiterId, string | number>>();
 
   // The rules, read back.
   assertType<Equal<typeof limiter.interval, number>>();
-  assertType<Equal<typeof limiter.maxInInterval, number>>();
+  assertType<Equal<typeof limiter.maxInInterval, number | undefined>>();
+  assertType<Equal<typeof limiter.maxCostInInterval, number | undefined>>();
   assertType<Equal<typeof limiter.countBlocked, boolean>>();
   assertType<Equal<typeof limiter.namespace, string>>();
 
@@ -57,6 +59,10 @@ export function limiterMethods(limiter: RollingRateLimiter): void {
   void limiter.limit({ id: 1 });
   // @ts-expect-error: an action id is a string
   void limiter.limit('user:1', { actionId: 1 });
+  void limiter.limit('user:1', { actionId: 'call-1', cost: 1_500 });
+  void limiter.wouldLimit('user:1', { cost: 1_500 });
+  // @ts-expect-error: a cost is a number
+  void limiter.limit('user:1', { cost: '1500' });
   // @ts-expect-error: dry runs take no action id
   void limiter.wouldLimit('user:1', { actionId: 'job-1' });
   // @ts-expect-error: the rules are read-only
@@ -70,6 +76,7 @@ export function info(result: RateLimitInfo): void {
   assertType<Equal<typeof result.actionsRemaining, number>>();
   assertType<Equal<typeof result.millisecondsUntilAllowed, number>>();
   assertType<Equal<typeof result.storeFailure, StoreFailure | undefined>>();
+  assertType<Equal<typeof result.costRemaining, number | undefined>>();
   assertType<Equal<StoreFailure['policy'], 'allow' | 'block' | 'fallback'>>();
   // @ts-expect-error: only a stack's info has tiers
   void result.tiers;
@@ -90,8 +97,8 @@ export function options(): RollingRateLimiterOptions[] {
     { interval: '1 minute', maxInInterval: 5 },
     // @ts-expect-error: the units are ms, s, m, h and d
     { interval: '10sec', maxInInterval: 5 },
-    // @ts-expect-error: maxInInterval is required
-    { interval: 1_000 },
+    // A budget of cost instead of a limit of actions (exactly one of the two, checked when the limiter is made).
+    { interval: '1m', maxCostInInterval: 200_000 },
     // @ts-expect-error: countBlocked is a boolean
     { interval: 1_000, maxInInterval: 5, countBlocked: 'yes' },
     // @ts-expect-error: clock is 'local', 'redis' or a function

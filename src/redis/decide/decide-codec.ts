@@ -4,8 +4,18 @@
 // the same order (a test holds the lists below equal to the Lua's).
 
 import { microsecondsToWholeMillisecondsUp } from '../../core/clock.js';
-import { decideTiers, forgetUpTo, judge, retentionUs, type RecordedWindow, type Verdict, type WindowRule } from '../../core/decision-model.js';
-import { actionRecordsKey, nextMember } from '../../core/identity.js';
+import {
+  decideTiers,
+  forgetUpTo,
+  judge,
+  retentionUs,
+  weightOn,
+  type RecordedWindow,
+  type Verdict,
+  type WindowRule,
+  type WindowSample,
+} from '../../core/decision-model.js';
+import { actionRecordsKey, nextMember, recordWeightsKey } from '../../core/identity.js';
 import { refusedByStore } from '../../core/store-error-policy.js';
 import type { StoreDecision, Tier, TierOutcome } from '../../core/store.js';
 import { StoreError } from '../../errors/store-error.js';
@@ -19,16 +29,18 @@ export interface ScriptDecision {
   readonly now: number | undefined;
   readonly dryRun: boolean;
   readonly actionId?: string | undefined;
+  /** What the attempt weighs on tiers that count cost (1 when left out). */
+  readonly cost?: number | undefined;
 }
 
 /** The fields of a decision's header in ARGV, in order. */
 export const HEADER_FIELDS = ['tiers', 'now', 'member', 'actionId'] as const;
-/** The keys of each tier in KEYS, in order. */
-export const KEY_FIELDS = ['key', 'actions'] as const;
-/** The fields each tier adds to its decision in ARGV, after the header, in order. */
-export const TIER_FIELDS = ['rule', 'cutoff', 'forget'] as const;
+/** The keys of each tier in KEYS, in order; a tier whose rule counts actions sends all but the last. */
+export const KEY_FIELDS = ['key', 'actions', 'weights'] as const;
+/** The fields each tier adds to its decision in ARGV, after the header, in order; a tier whose rule counts actions sends all but the last. */
+export const TIER_FIELDS = ['rule', 'cutoff', 'forget', 'cost'] as const;
 /** The fields of a rule in ARGV, at the end of the call, in order. */
-export const RULE_FIELDS = ['interval', 'max', 'gap', 'countBlocked', 'ttl', 'actionTtl'] as const;
+export const RULE_FIELDS = ['interval', 'max', 'gap', 'countBlocked', 'ttl', 'actionTtl', 'countsCost'] as const;
 
 /** A decision's first value in the reply: how it was decided, or (negative) why it alone failed and wrote nothing. */
 export const VERDICT = { blocked: 0, allowed: 1, alreadyAdmitted: 2, wrongType: -1 } as const;
@@ -38,7 +50,9 @@ export const VERDICT = { blocked: 0, allowed: 1, alreadyAdmitted: 2, wrongType: 
  * and its rule (sent once per call, however many decisions use it).
  */
 export function callSizeOf(decision: ScriptDecision): number {
-  return HEADER_FIELDS.length + (KEY_FIELDS.length + TIER_FIELDS.length + RULE_FIELDS.length) * decision.tiers.length;
+  let size = HEADER_FIELDS.length;
+  for (const { rule } of decision.tiers) size += KEY_FIELDS.length + TIER_FIELDS.length + RULE_FIELDS.length - (rule.countsCost ? 0 : 2);
+  return size;
 }
 
 /**
@@ -49,7 +63,7 @@ export function callSizeOf(decision: ScriptDecision): number {
 export function takesShortPath(decision: ScriptDecision): boolean {
   if (decision.dryRun || decision.actionId !== undefined || decision.now === undefined || decision.tiers.length !== 1) return false;
   const { rule } = decision.tiers[0] as Tier;
-  return rule.minDifferenceUs === 0 && rule.maxInInterval > 1;
+  return rule.minDifferenceUs === 0 && rule.maxInInterval > 1 && !rule.countsCost;
 }
 
 /** The keys and arguments of one call of the decide script over `decisions`, in its layout. */
@@ -58,7 +72,7 @@ export function encodeCall(decisions: readonly ScriptDecision[]): { keys: string
   const args: (string | number)[] = [0];
   // The call's rules, by identity (a limiter's tiers keep theirs): a batch of one limiter's decisions sends its rule once.
   const rules: WindowRule[] = [];
-  for (const { tiers, now, dryRun, actionId } of decisions) {
+  for (const { tiers, now, dryRun, actionId, cost = 1 } of decisions) {
     // tiers, now, member, actionId
     args.push(tiers.length, now ?? '', dryRun || actionId !== undefined ? '' : nextMember(), actionId ?? '');
     for (const tier of tiers) {
@@ -69,20 +83,25 @@ export function encodeCall(decisions: readonly ScriptDecision[]): { keys: string
       if (place < 0) place = rules.push(rule) - 1;
       // rule, cutoff, forget
       args.push(RULE_FIELDS.length * place, now === undefined ? '' : `(${now - rule.intervalUs}`, now === undefined ? '' : forgetUpTo(rule, now));
+      if (rule.countsCost) {
+        // weights; cost
+        keys.push(recordWeightsKey(tier.key));
+        args.push(cost);
+      }
     }
   }
   args[0] = rules.length;
   for (const rule of rules) {
     const ttl = microsecondsToWholeMillisecondsUp(retentionUs(rule));
-    // interval, max, gap, countBlocked, ttl, actionTtl
-    args.push(rule.intervalUs, rule.maxInInterval, rule.minDifferenceUs, rule.countBlocked ? '1' : '0', ttl, ttl + 1);
+    // interval, max, gap, countBlocked, ttl, actionTtl, countsCost
+    args.push(rule.intervalUs, rule.maxInInterval, rule.minDifferenceUs, rule.countBlocked ? '1' : '0', ttl, ttl + 1, rule.countsCost ? '1' : '0');
   }
   return { keys, args };
 }
 
-/** Whether a tier's reply carries max(S) and max(S'): only a tier with a gap rule or a max of 1 reads them. */
+/** Whether a tier's reply carries max(S) and max(S'): only a tier with a gap rule, or one of at most 1 action, reads them. */
 export function readsNewest(rule: WindowRule): boolean {
-  return rule.minDifferenceUs > 0 || rule.maxInInterval === 1;
+  return rule.minDifferenceUs > 0 || (rule.maxInInterval === 1 && !rule.countsCost);
 }
 
 /** A reply being read: its values, and where the next one is. */
@@ -120,7 +139,7 @@ const NOT_BLOCKED: Verdict = { blocked: false, blockedDueToCount: false, blocked
  * loudly.
  */
 function outcomeOf(decision: ScriptDecision, cursor: Cursor): StoreDecision | StoreError {
-  const { tiers, dryRun } = decision;
+  const { tiers, dryRun, cost = 1 } = decision;
   const verdict = next(cursor);
   const redisNow = next(cursor, decision.now === undefined);
   if (verdict < 0) return failedDecision(verdict, tiers);
@@ -130,7 +149,12 @@ function outcomeOf(decision: ScriptDecision, cursor: Cursor): StoreDecision | St
   let outcomes: readonly TierOutcome[];
   let allowed: boolean;
   if (dryRun) {
-    const samples = tiers.map(({ rule }) => {
+    const samples = tiers.map(({ rule }): WindowSample => {
+      if (rule.countsCost) {
+        // The script weighed S' as the attempt would leave it: the model takes it as it is, whichever way it was.
+        const { count, newest, after } = readWeighed(rule, cost, cursor);
+        return { count, newest, kMinus1thNewest: undefined, kthNewest: undefined, weighed: { recorded: after, notRecorded: after } };
+      }
       const max = rule.maxInInterval;
       const count = next(cursor);
       const newest = next(cursor, readsNewest(rule));
@@ -142,20 +166,16 @@ function outcomeOf(decision: ScriptDecision, cursor: Cursor): StoreDecision | St
       tiers.map((tier) => tier.rule),
       now,
       samples,
+      cost,
     );
     outcomes = decided.tiers;
     allowed = decided.allowed;
   } else {
     allowed = true;
     outcomes = tiers.map(({ rule }): TierOutcome => {
-      const count = next(cursor);
-      const countAfter = next(cursor);
-      const newest = next(cursor, readsNewest(rule));
-      const newestAfter = next(cursor, readsNewest(rule));
-      const maxthAfter = next(cursor, countAfter >= rule.maxInInterval);
-      const tierVerdict = alreadyAdmitted ? NOT_BLOCKED : judge(rule, now, { count, newest: orUndefined(newest) });
+      const { count, newest, after } = readWeighed(rule, cost, cursor);
+      const tierVerdict = alreadyAdmitted ? NOT_BLOCKED : judge(rule, now, { count, newest }, cost);
       if (tierVerdict.blocked) allowed = false;
-      const after: RecordedWindow = { count: countAfter, newest: orUndefined(newestAfter), maxthNewest: orUndefined(maxthAfter) };
       return { verdict: tierVerdict, after };
     });
     allowed ||= alreadyAdmitted;
@@ -166,6 +186,19 @@ function outcomeOf(decision: ScriptDecision, cursor: Cursor): StoreDecision | St
     );
   }
   return { now, alreadyAdmitted, tiers: outcomes };
+}
+
+/**
+ * A tier's part of the reply that names S and S' by their weight (every attempt, and a dry run on a tier that counts
+ * cost): |S| or W(S) and max(S), with S' as the script recorded it (or would have).
+ */
+function readWeighed(rule: WindowRule, cost: number, cursor: Cursor): { count: number; newest: number | undefined; after: RecordedWindow } {
+  const count = next(cursor);
+  const countAfter = next(cursor);
+  const newest = next(cursor, readsNewest(rule));
+  const newestAfter = next(cursor, readsNewest(rule));
+  const fitsAfter = next(cursor, countAfter + weightOn(rule, cost) > rule.maxInInterval);
+  return { count, newest: orUndefined(newest), after: { count: countAfter, newest: orUndefined(newestAfter), fitsAfter: orUndefined(fitsAfter) } };
 }
 
 /** The error of a decision the script refused alone (the others of its batch were decided). */

@@ -12,8 +12,9 @@ import { defineScript } from './redis-script.js';
  * for an id is not refused for want of room.
  *
  * KEYS:
- *   1…n  the keys to delete: per tier, its key and its action-records key
- *        (`actionRecordsKey`), all in one hash slot (one id's keys share a hash tag)
+ *   1…n  the keys to delete: per tier, its key, its action-records key
+ *        (`actionRecordsKey`) and its weights (`recordWeightsKey`, held by a
+ *        tier that counts cost), all in one hash slot (one id's keys share a hash tag)
  *
  * ARGV: none.
  *

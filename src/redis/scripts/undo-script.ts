@@ -7,24 +7,34 @@ import { defineScript } from './redis-script.js';
  * A script rather than a `MULTI` for the reason `CLEAR_SCRIPT` gives: on a
  * server at its `maxmemory` under `noeviction` Redis refuses every command
  * queued in a `MULTI`, but runs a script declared without flags whose writes
- * only free memory, as `ZREM` does.
- *
- * KEYS, per tier (a pair each, all in one hash slot):
- *   1  the tier's key: a sorted set of the id's records
- *   2  its action-records key (`actionRecordsKey`): the records that carry an action id
- *
- * ARGV:
- *   1  the member of the admitted action (`admittedMember`: '+' and its action id)
- *
- * Returns in how many tiers the tier's key held the member (0 when there was
- * nothing to undo).
+ * only free memory, as `ZREM` and `HDEL` do (and `HINCRBY` on a field that exists).
  */
 export const UNDO_SCRIPT = defineScript(
   'undo',
-  `local removed = 0
-for i = 1, #KEYS, 2 do
-  removed = removed + redis.call('ZREM', KEYS[i], ARGV[1])
+  `-- rolling-window-limiter: the undo script.
+--
+-- KEYS, per tier (three each, all in one hash slot):
+--   key        the tier's sorted set of records
+--   actions    its action records (actionRecordsKey): the records that carry an action id
+--   weights    its weights, on a tier that counts cost (recordWeightsKey; absent otherwise): each record's cost, and
+--              their sum under 'total'
+-- ARGV:
+--   member     the admitted action's member: '+' and its action id
+--
+-- Reply: in how many tiers the key held the member (0 when there was nothing to undo).
+
+local removed = 0
+for i = 1, #KEYS, 3 do
+  local gone = redis.call('ZREM', KEYS[i], ARGV[1])
   redis.call('ZREM', KEYS[i + 1], ARGV[1])
+  if gone > 0 then
+    local weight = tonumber(redis.call('HGET', KEYS[i + 2], ARGV[1]))
+    if weight then
+      redis.call('HDEL', KEYS[i + 2], ARGV[1])
+      if weight ~= 0 then redis.call('HINCRBY', KEYS[i + 2], 'total', string.format('%d', -weight)) end
+    end
+  end
+  removed = removed + gone
 end
 return removed
 `,

@@ -1,6 +1,16 @@
 import { localMicroseconds } from '../../core/clock.js';
 import { admittedMember, blockedMember } from '../../core/identity.js';
-import { decideTiers, forgetUpTo, retentionUs, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../../core/decision-model.js';
+import {
+  decideTiers,
+  forgetUpTo,
+  retentionUs,
+  weighedWindow,
+  weightOn,
+  type RecordedWindow,
+  type Verdict,
+  type WindowRule,
+  type WindowSample,
+} from '../../core/decision-model.js';
 import { ExpiryQueue } from './expiry-queue.js';
 import { keepWhatDecisionsNeed, type RecordedSet } from './flood-bound.js';
 import type { Store, StoreDecision, Tier } from '../../core/store.js';
@@ -41,7 +51,7 @@ export class MemoryStore implements Store {
     return this.#entries.size;
   }
 
-  async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string): Promise<StoreDecision> {
+  async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string, cost = 1): Promise<StoreDecision> {
     const at = requireTime(now);
     const wallUs = localMicroseconds();
     const stores = tiers.map(memoryStoreOf);
@@ -53,14 +63,19 @@ export class MemoryStore implements Store {
     if (actionId !== undefined) {
       const admitted = admittedMember(actionId);
       if (entries.some((entry, i) => entry !== undefined && inWindow(entry, (tiers[i] as Tier).rule, at).includes(admitted))) {
-        return { now: at, alreadyAdmitted: true, tiers: tiers.map((tier, i) => ({ verdict: NOT_BLOCKED, after: recordedWindow(entries[i], tier.rule, at) })) };
+        return {
+          now: at,
+          alreadyAdmitted: true,
+          tiers: tiers.map((tier, i) => ({ verdict: NOT_BLOCKED, after: recordedWindow(entries[i], tier.rule, at, cost) })),
+        };
       }
     }
     const rules = tiers.map((tier) => tier.rule);
     const decision = decideTiers(
       rules,
       at,
-      entries.map((entry, i) => windowSample(entry, rules[i] as WindowRule, at)),
+      entries.map((entry, i) => windowSample(entry, rules[i] as WindowRule, at, cost)),
+      cost,
     );
     const member = actionId === undefined ? undefined : decision.allowed ? admittedMember(actionId) : blockedMember(actionId);
     return {
@@ -70,16 +85,16 @@ export class MemoryStore implements Store {
         const tier = tiers[i] as Tier;
         if (!tierDecision.recorded) return tierDecision;
         // The model's S' holds, but where this action's earlier blocked record was replaced: the model cannot know it was there.
-        const replaced = (stores[i] as MemoryStore).#record(tier, at, member, actionId, wallUs);
+        const replaced = (stores[i] as MemoryStore).#record(tier, at, member, actionId, weightOn(tier.rule, cost), wallUs);
         return replaced === undefined ? tierDecision : { verdict: tierDecision.verdict, after: replaced };
       }),
     };
   }
 
-  async peek(tiers: readonly Tier[], now: number | undefined): Promise<StoreDecision> {
+  async peek(tiers: readonly Tier[], now: number | undefined, cost = 1): Promise<StoreDecision> {
     const at = requireTime(now);
     const wallUs = localMicroseconds();
-    const samples = tiers.map((tier) => windowSample(memoryStoreOf(tier).#live(tier.key, wallUs), tier.rule, at));
+    const samples = tiers.map((tier) => windowSample(memoryStoreOf(tier).#live(tier.key, wallUs), tier.rule, at, cost));
     return {
       now: at,
       alreadyAdmitted: false,
@@ -87,8 +102,24 @@ export class MemoryStore implements Store {
         tiers.map((tier) => tier.rule),
         at,
         samples,
+        cost,
       ).tiers,
     };
+  }
+
+  async settle(tiers: readonly Tier[], now: number | undefined, actionId: string, cost: number): Promise<boolean> {
+    const at = requireTime(now);
+    const wallUs = localMicroseconds();
+    const member = admittedMember(actionId);
+    let settled = false;
+    for (const tier of tiers) {
+      const entry = memoryStoreOf(tier).#live(tier.key, wallUs);
+      const index = entry?.members?.indexOf(member) ?? -1;
+      if (entry?.weights === undefined || index < 0 || (entry.timestamps[index] as number) <= at - tier.rule.intervalUs) continue;
+      entry.weights[index] = cost;
+      settled = true;
+    }
+    return settled;
   }
 
   async clear(keys: readonly string[]): Promise<void> {
@@ -136,6 +167,7 @@ export class MemoryStore implements Store {
     if (start > 0) {
       entry.timestamps.splice(0, start);
       entry.members?.splice(0, start);
+      entry.weights?.splice(0, start);
     }
     return entry;
   }
@@ -148,11 +180,18 @@ export class MemoryStore implements Store {
    * attempt would have been answered `alreadyAdmitted`), keeps counting for
    * calls still in flight, without its action id.
    */
-  #record({ key, rule }: Tier, now: number, member: string | undefined, actionId: string | undefined, wallUs: number): RecordedWindow | undefined {
+  #record(
+    { key, rule }: Tier,
+    now: number,
+    member: string | undefined,
+    actionId: string | undefined,
+    weight: number,
+    wallUs: number,
+  ): RecordedWindow | undefined {
     const expiresAt = wallUs + retentionUs(rule);
     let entry = this.#entries.get(key);
     if (entry === undefined) {
-      entry = { key, timestamps: [], members: undefined, expiresAt };
+      entry = { key, timestamps: [], members: undefined, weights: rule.countsCost ? [] : undefined, expiresAt };
       this.#entries.set(key, entry);
       this.#expiry.add(entry, expiresAt);
     }
@@ -164,9 +203,10 @@ export class MemoryStore implements Store {
     }
     const index = insertSorted(entry.timestamps, now);
     entry.members?.splice(index, 0, member);
+    entry.weights?.splice(index, 0, weight);
     keepWhatDecisionsNeed(entry, rule.maxInInterval);
     entry.expiresAt = Math.max(entry.expiresAt, expiresAt);
-    return replacedBlocked ? recordedWindow(entry, rule, now) : undefined;
+    return replacedBlocked ? recordedWindow(entry, rule, now, weight) : undefined;
   }
 }
 
@@ -174,6 +214,7 @@ export class MemoryStore implements Store {
 function empty(entry: MemoryEntry): void {
   entry.timestamps.length = 0;
   entry.members = undefined;
+  if (entry.weights !== undefined) entry.weights.length = 0;
 }
 
 /** Removes one member; true when it was there. */
@@ -182,22 +223,35 @@ function removeMember(entry: MemoryEntry, member: string): boolean {
   if (index < 0) return false;
   entry.timestamps.splice(index, 1);
   entry.members?.splice(index, 1);
+  entry.weights?.splice(index, 1);
   return true;
 }
 
-/** S' as stored: |S'|, max(S') and its k-th newest, in the window of `now`. */
-function recordedWindow(entry: RecordedSet | undefined, rule: WindowRule, now: number): RecordedWindow {
-  const { count, newest, kthNewest } = windowSample(entry, rule, now);
-  return { count, newest, maxthNewest: kthNewest };
+/** S' as stored, in the window of `now`, for an attempt of `cost`: W(S'), max(S') and where an attempt of that cost fits. */
+function recordedWindow(entry: RecordedSet | undefined, rule: WindowRule, now: number, cost: number): RecordedWindow {
+  const sample = windowSample(entry, rule, now, cost);
+  if (sample.weighed !== undefined) return sample.weighed.notRecorded;
+  return { count: sample.count, newest: sample.newest, fitsAfter: sample.kthNewest };
 }
 
 /**
- * The sample of the records of `set` that a decision at `now` counts: every record stamped after `now - interval`,
- * those stamped after `now` included (calls that reached the store first share windows with `now`).
+ * The sample of the records of `set` that a decision of `cost` at `now` counts: every record stamped after
+ * `now - interval`, those stamped after `now` included (calls that reached the store first share windows with
+ * `now`). On a rule that counts cost, with S' weighed both ways.
  */
-function windowSample(set: RecordedSet | undefined, rule: WindowRule, now: number): WindowSample {
+function windowSample(set: RecordedSet | undefined, rule: WindowRule, now: number, cost: number): WindowSample {
   const timestamps = set?.timestamps ?? NO_TIMESTAMPS;
-  return sampleOf(timestamps, firstIndexAbove(timestamps, now - rule.intervalUs), rule);
+  const start = firstIndexAbove(timestamps, now - rule.intervalUs);
+  const sample = sampleOf(timestamps, start, rule);
+  if (!rule.countsCost) return sample;
+  const stamps = timestamps.slice(start);
+  const weights = set?.weights?.slice(start) ?? [];
+  const notRecorded = weighedWindow(rule, stamps, weights, now, cost, false);
+  return {
+    ...sample,
+    count: notRecorded.count,
+    weighed: { recorded: weighedWindow(rule, stamps, weights, now, cost, true), notRecorded },
+  };
 }
 
 /** The members of the records of `set` that a decision at `now` counts (see {@link windowSample}). */

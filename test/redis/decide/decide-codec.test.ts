@@ -28,7 +28,7 @@ import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
 
 /** The SHA1 of the decide script: a change to its text is a change to this line. */
-const DECIDE_SCRIPT_SHA1 = 'dbc9da6beac490fa0b8eec6a95a93bdd38f93597';
+const DECIDE_SCRIPT_SHA1 = '6e575e1dc93f9c7e5f2f00e1bbf72c3b8a963610';
 
 describe('the decide script call layout', () => {
   const connection = useIORedisClient();
@@ -64,7 +64,7 @@ describe('the decide script call layout', () => {
   it('answers an array of integers, which the codec reads into each outcome', async () => {
     const store = new ScriptStore(new IORedisAdapter(client), false);
     const ns = namespaces.next();
-    const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 };
+    const rule = { intervalUs: 60_000_000, maxInInterval: 10, countsCost: false, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 };
     const decisions: ScriptDecision[] = [{ tiers: [{ key: `${ns}:{p}`, rule, store }], now: 1_700_000_000_000_000, dryRun: false }];
     const { keys, args } = encodeCall(decisions);
     const reply: unknown = await client.eval(DECIDE_SCRIPT.lua, keys.length, ...keys, ...args);
@@ -75,7 +75,7 @@ describe('the decide script call layout', () => {
       tiers: [
         {
           verdict: { blocked: false, blockedDueToCount: false, blockedDueToMinDifference: false },
-          after: { count: 1, newest: undefined, maxthNewest: undefined },
+          after: { count: 1, newest: undefined, fitsAfter: undefined },
         },
       ],
     };
@@ -99,7 +99,7 @@ describe('the decide script call layout', () => {
     for (let n = 1; n <= 4; n += 1) {
       const tiers = Array.from({ length: n }, (_, i): Tier => ({
         key: `k${i}`,
-        rule: { intervalUs: 1 + i, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 },
+        rule: { intervalUs: 1 + i, maxInInterval: 1, countsCost: false, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 },
         store,
       }));
       const decision: ScriptDecision = { tiers, now: 1, dryRun: false, actionId: 'a' };
@@ -110,13 +110,14 @@ describe('the decide script call layout', () => {
 
   it("sends a rule once per call, however many of the call's decisions use it", () => {
     const store = new ScriptStore(new IORedisAdapter(client), false);
-    const rule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 };
+    const rule = { intervalUs: 60_000_000, maxInInterval: 10, countsCost: false, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 };
     const decisions = ['a', 'b', 'c'].map((id): ScriptDecision => ({ tiers: [{ key: `k:{${id}}`, rule, store }], now: 1, dryRun: false }));
     const { keys, args } = encodeCall(decisions);
-    expect(keys).to.have.length(3 * KEY_FIELDS.length);
-    expect(args).to.have.length(1 + 3 * (HEADER_FIELDS.length + TIER_FIELDS.length) + RULE_FIELDS.length);
+    // A tier that counts actions sends neither weights nor a cost.
+    expect(keys).to.have.length(3 * (KEY_FIELDS.length - 1));
+    expect(args).to.have.length(1 + 3 * (HEADER_FIELDS.length + TIER_FIELDS.length - 1) + RULE_FIELDS.length);
     expect(args[0], 'rules in the call').to.equal(1);
-    expect(args.slice(-RULE_FIELDS.length)).to.deep.equal([60_000_000, 10, 0, '0', 60_000, 60_001]);
+    expect(args.slice(-RULE_FIELDS.length)).to.deep.equal([60_000_000, 10, 0, '0', 60_000, 60_001, '0']);
   });
 
   it('carries every field of the header, the tiers and the reply to the slot the other side reads, through real Redis', async () => {
@@ -125,15 +126,19 @@ describe('the decide script call layout', () => {
     // Every rule field differs between the tiers and from every other field.
     const a: Tier = {
       key: `${ns}:a:{alice}`,
-      rule: { intervalUs: 7_654_321, maxInInterval: 3, minDifferenceUs: 250_000, countBlocked: true, inFlightUs: 0 },
+      rule: { intervalUs: 7_654_321, maxInInterval: 3, countsCost: false, minDifferenceUs: 250_000, countBlocked: true, inFlightUs: 0 },
       store,
     };
     const b: Tier = {
       key: `${ns}:b:{alice}`,
-      rule: { intervalUs: 9_876_543, maxInInterval: 2, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 },
+      rule: { intervalUs: 9_876_543, maxInInterval: 2, countsCost: false, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 },
       store,
     };
-    const c: Tier = { key: `${ns}:c:{bob}`, rule: { intervalUs: 3_333_333, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 }, store };
+    const c: Tier = {
+      key: `${ns}:c:{bob}`,
+      rule: { intervalUs: 3_333_333, maxInInterval: 1, countsCost: false, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 },
+      store,
+    };
     const t0 = 1_700_000_000_123_457;
     // The reply's values, in the order the script's header names them.
     const call = async (...decisions: ScriptDecision[]): Promise<number[]> => {

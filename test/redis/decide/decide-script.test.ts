@@ -164,7 +164,7 @@ describe('the decide script on real Redis', () => {
       await client.script('LOAD', DECIDE_SCRIPT.lua);
       const tier = {
         key,
-        rule: { intervalUs: 60_000_000, maxInInterval, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 },
+        rule: { intervalUs: 60_000_000, maxInInterval, countsCost: false, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 },
         store: new ScriptStore(measuring, false),
       };
       const decision = await decideWithScript(measuring, { tiers: [tier], now: clock.now, dryRun: false });
@@ -197,6 +197,7 @@ describe('the decide script on real Redis', () => {
         const rule = {
           intervalUs: millisecondsToMicroseconds(rules.intervalMs),
           maxInInterval: rules.maxInInterval,
+          countsCost: false,
           minDifferenceUs: millisecondsToMicroseconds(rules.minDifferenceMs),
           countBlocked: rules.countBlocked,
           inFlightUs: 0,

@@ -101,7 +101,7 @@ describe('decision isolation in the decide script (real Redis)', () => {
     // the TTLs were set after each decision): the next decision then saw an empty window and was admitted too.
     this.timeout(120_000);
     const adapter = new IORedisAdapter(client);
-    const rule = { intervalUs: 1_000, maxInInterval: 1, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 };
+    const rule = { intervalUs: 1_000, maxInInterval: 1, countsCost: false, minDifferenceUs: 0, countBlocked: false, inFlightUs: 0 };
     const namespace = namespaces.next();
     let next = 0;
     const overAdmitted: number[] = [];

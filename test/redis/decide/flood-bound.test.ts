@@ -130,7 +130,7 @@ describe('members per key under a flood (the README bound)', () => {
 
   it('holds the same bound in memory', async () => {
     const store = new MemoryStore();
-    const rule = { intervalUs: 60_000_000, maxInInterval: MAX, minDifferenceUs: 0, countBlocked: true, inFlightUs: 0 };
+    const rule = { intervalUs: 60_000_000, maxInInterval: MAX, countsCost: false, minDifferenceUs: 0, countBlocked: true, inFlightUs: 0 };
     const tier = { key: 'hot', rule, store };
     let now = 1_000_000_000;
     const count = async (): Promise<number> => (await store.peek([tier], now)).tiers[0]?.after.count as number;

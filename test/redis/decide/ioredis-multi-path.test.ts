@@ -140,7 +140,7 @@ describe('the ioredis MULTI path on real Redis', () => {
         evalsha: (sha1, keys, args) => ioredis.evalsha(sha1, keys, args),
         eval: (lua, keys, args) => ioredis.eval(lua, keys, args),
       };
-      const rule = { intervalUs: 60_000_000, maxInInterval, minDifferenceUs: 0, countBlocked: true, inFlightUs: 0 };
+      const rule = { intervalUs: 60_000_000, maxInInterval, countsCost: false, minDifferenceUs: 0, countBlocked: true, inFlightUs: 0 };
       const tier = { key, rule, store: new MemoryStore() };
       const decision = await attemptWithMulti(measuring, tier, clock.now);
       expect(decision.tiers[0]?.verdict.blockedDueToCount).to.equal(true);

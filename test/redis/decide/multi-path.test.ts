@@ -8,7 +8,7 @@ import { attemptWithMulti, peekWithMulti } from '../../../src/redis/decide/multi
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
 import type { Tier } from '../../../src/core/store.js';
 
-const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, minDifferenceUs: 3_000_000, countBlocked: true, inFlightUs: 0 };
+const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: 10, countsCost: false, minDifferenceUs: 3_000_000, countBlocked: true, inFlightUs: 0 };
 const now = 1_800_000_000_000_000;
 
 function stubAdapter(replies: unknown[] | Error, supportsScripts = false): { adapter: RedisAdapter; transaction: sinon.SinonStub } {
@@ -72,7 +72,7 @@ describe('the MULTI path (adapter stubbed)', () => {
     const ranges = (transaction.firstCall.args[0] as RedisCommand[]).filter((command) => command[0] === 'zrevrange');
     expect(ranges).to.deep.equal([['zrevrange', 'k', k - 2, k - 1, 'withscores']]);
     expect(outcome?.verdict).to.deep.equal({ blocked: true, blockedDueToCount: true, blockedDueToMinDifference: false });
-    expect(outcome?.after.maxthNewest).to.equal(now - 50_000_000);
+    expect(outcome?.after.fitsAfter).to.equal(now - 50_000_000);
   });
 
   it('never reads more than a few members, whatever maxInInterval is', async () => {
@@ -86,7 +86,7 @@ describe('the MULTI path (adapter stubbed)', () => {
     const { adapter } = stubAdapter(replies(1, ['earlier', String(now - 1_000_000)], []));
     const [outcome] = (await attemptWithMulti(adapter, tierOf(rule), now)).tiers;
     expect(outcome?.verdict).to.deep.equal({ blocked: true, blockedDueToCount: false, blockedDueToMinDifference: true });
-    expect(outcome?.after).to.deep.equal({ count: 2, newest: now, maxthNewest: undefined });
+    expect(outcome?.after).to.deep.equal({ count: 2, newest: now, fitsAfter: undefined });
   });
 
   it('blocks by count with k recorded, and finds the k-th newest of S with the attempt added', async () => {
@@ -94,7 +94,7 @@ describe('the MULTI path (adapter stubbed)', () => {
     const { adapter } = stubAdapter(replies(k, ['a', String(now - 10_000_000)], ['b', String(now - 50_000_000), 'c', String(now - 55_000_000)]));
     const [outcome] = (await attemptWithMulti(adapter, tierOf(rule), now)).tiers;
     expect(outcome?.verdict).to.deep.equal({ blocked: true, blockedDueToCount: true, blockedDueToMinDifference: false });
-    expect(outcome?.after).to.deep.equal({ count: k + 1, newest: now, maxthNewest: now - 50_000_000 });
+    expect(outcome?.after).to.deep.equal({ count: k + 1, newest: now, fitsAfter: now - 50_000_000 });
   });
 
   it('fails loudly when ZADD did not add the member', async () => {

@@ -27,7 +27,8 @@ describe('the decide script: the short path decides as the general path', () => 
   });
 
   /** The decide script with its short path switched off: the general path decides every decision. */
-  const SHORT_PATH = "if n == 1 and member ~= '' and nowText ~= '' and rules[o + rule_gap] == 0 and rules[o + rule_max] > 1 then";
+  const SHORT_PATH =
+    "if n == 1 and member ~= '' and nowText ~= '' and rules[o + rule_gap] == 0 and rules[o + rule_max] > 1 and not rules[o + rule_countsCost] then";
   const generalOnly = DECIDE_SCRIPT.lua.replace(SHORT_PATH, 'if false then');
 
   it("is taken only by one tier, an attempt without an action id on the caller's clock, with no gap and a max above 1", () => {
@@ -35,6 +36,7 @@ describe('the decide script: the short path decides as the general path', () => 
     const rule = (minDifferenceUs: number, maxInInterval: number): WindowRule => ({
       intervalUs: 1_000_000,
       maxInInterval,
+      countsCost: false,
       minDifferenceUs,
       countBlocked: false,
       inFlightUs: 0,
@@ -54,7 +56,14 @@ describe('the decide script: the short path decides as the general path', () => 
     it(`random calls, seed ${seed}: the same replies, members, scores and TTLs`, async () => {
       const random = new SeededRandom(seed);
       const [short, general] = [namespaces.next('short'), namespaces.next('general')];
-      const rule: WindowRule = { intervalUs: 60_000_000, maxInInterval: random.int(2, 4), minDifferenceUs: 0, countBlocked: random.chance(0.5), inFlightUs: 0 };
+      const rule: WindowRule = {
+        intervalUs: 60_000_000,
+        maxInInterval: random.int(2, 4),
+        countsCost: false,
+        minDifferenceUs: 0,
+        countBlocked: random.chance(0.5),
+        inFlightUs: 0,
+      };
       const ids = ['a', 'b', 'c', 'wrong'];
       const keyOf = (namespace: string, id: string): string => `${namespace}:{${id}}`;
       for (const namespace of [short, general]) await client.set(keyOf(namespace, 'wrong'), 'not a sorted set');

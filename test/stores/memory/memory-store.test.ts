@@ -8,7 +8,7 @@ import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
 import { localMicroseconds } from '../../../src/core/clock.js';
 import { RollingRateLimiter } from '../../../src/index.js';
 
-const rule: WindowRule = { intervalUs: 1_000_000, maxInInterval: 5, minDifferenceUs: 0, countBlocked: true, inFlightUs: 0 };
+const rule: WindowRule = { intervalUs: 1_000_000, maxInInterval: 5, countsCost: false, minDifferenceUs: 0, countBlocked: true, inFlightUs: 0 };
 
 describe('MemoryStore', () => {
   it('never forgets an id before its window has passed: interval 1 ms, max 1, at most one admission in any 1 ms of stamps', async () => {

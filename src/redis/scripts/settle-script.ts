@@ -1,0 +1,50 @@
+import { defineScript } from './redis-script.js';
+
+/**
+ * `settle`: sets the cost of an admitted action in every tier of one id that counts cost, in one atomic step
+ * (docs/semantics.md, "Costs"). A tier settles the action only when its window still holds the admitted record;
+ * its weights' total moves by the difference, so the next decision weighs the window as settled.
+ */
+export const SETTLE_SCRIPT = defineScript(
+  'settle',
+  `-- rolling-window-limiter: the settle script.
+--
+-- KEYS, per tier that counts cost (all in one hash slot):
+--   key        the tier's sorted set of records
+--   weights    its weights: each record's cost by its member, and their sum under 'total'
+-- ARGV:
+--   member     the admitted action's member: '+' and its action id
+--   cost       what the action used: an integer from 0
+--   now        the stamp, integer microseconds; '' to read Redis TIME
+--   then per tier, in the order of KEYS:
+--     interval   microseconds: the record must be stamped after now - interval
+--
+-- Reply: in how many tiers the action was settled (0: none held it admitted in its window, and nothing changed).
+
+local member, cost, nowText = ARGV[1], ARGV[2] + 0, ARGV[3]
+local now
+if nowText == '' then
+  -- Redis 3.2 and 4.x replicate a script that reads TIME and then writes only by its effects, when asked first.
+  if redis.replicate_commands then redis.replicate_commands() end
+  local time = redis.call('TIME')
+  now = time[1] * 1000000 + time[2]
+else
+  now = nowText + 0
+end
+
+local settled = 0
+for i = 1, #KEYS, 2 do
+  local key, weights, interval = KEYS[i], KEYS[i + 1], ARGV[3 + (i + 1) / 2] + 0
+  local stamp = redis.call('ZSCORE', key, member)
+  if stamp and stamp + 0 > now - interval then
+    local before = tonumber(redis.call('HGET', weights, member)) or 0
+    if before ~= cost then
+      redis.call('HSET', weights, member, ARGV[2])
+      redis.call('HINCRBY', weights, 'total', string.format('%d', cost - before))
+    end
+    settled = settled + 1
+  end
+end
+return settled
+`,
+);
