@@ -171,6 +171,19 @@ export function describeCostContract(backend: string, factory: () => LimiterFact
         expect(error).to.be.instanceOf(RateLimitedError);
         expect((error as RateLimitedError).info).to.include({ blocked: true, millisecondsUntilAllowed: 60_000 });
       });
+
+      it('wrap charges each call its cost: a number, or a function of the call’s arguments', async () => {
+        const limiter = make({ maxCostInInterval: 100, countBlocked: false });
+        const shout = limiter.wrap((prompt: string) => prompt.toUpperCase(), { id: () => 'user', cost: (prompt: string) => prompt.length * 10 });
+        expect(await shout('abcdefg')).to.equal('ABCDEFG');
+        const error = await rejection(() => shout('abcd'));
+        expect(error).to.be.instanceOf(RateLimitedError);
+        expect((error as RateLimitedError).info).to.include({ blocked: true, costRemaining: 30 });
+        expect(await shout('abc'), 'exactly the 30 left').to.equal('ABC');
+        const flat = limiter.wrap(() => 'ok', { id: () => 'other', cost: 60 });
+        expect(await flat()).to.equal('ok');
+        expect(await rejection(() => flat())).to.be.instanceOf(RateLimitedError);
+      });
     });
 
     describe('reserve, then settle', () => {

@@ -25,6 +25,12 @@ describe('redis-mock', () => {
     expect(error.message).to.include('`countBlocked: false`').and.to.include('redis-mock').and.to.include('script');
   });
 
+  it('refuses maxCostInInterval (a cost tier) at construction, saying it needs a script', () => {
+    const error = refused(() => new RollingRateLimiter({ client, namespace: 'n', interval: 1000, maxCostInInterval: 100 }));
+    expect(error).to.be.instanceOf(UnsupportedError);
+    expect(error.message).to.include('`maxCostInInterval`').and.to.include('redis-mock').and.to.include('script');
+  });
+
   it("refuses clock: 'redis' at construction, saying it needs a script", () => {
     const error = refused(() => new RollingRateLimiter({ client, namespace: 'n', interval: 1000, maxInInterval: 1, clock: 'redis' }));
     expect(error).to.be.instanceOf(UnsupportedError);

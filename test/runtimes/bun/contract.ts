@@ -8,6 +8,7 @@
 import { expect } from 'chai';
 import { RollingRateLimiter, UnsupportedError, type RedisClient } from '../../../src/index.js';
 import { describeActionIdContract } from '../../contract/action-ids-contract.js';
+import { describeCostContract } from '../../contract/cost-contract.js';
 import { describeLimiterContract } from '../../contract/limiter-contract.js';
 import { describeRedisBackend } from '../../contract/redis-backend.js';
 import { IOREDIS_5, IOVALKEY, NODE_REDIS_5 } from '../../contract/redis-backends.js';
@@ -19,6 +20,7 @@ const memory = () => (options: ConstructorParameters<typeof RollingRateLimiter>[
 describeLimiterContract('the in-memory store', memory, { countBlockedFalse: true, actionIds: true, modelSchedules: 1000 });
 describeStackContract('the in-memory store', memory, { modelSchedules: 400, ownStatePerLimiter: true });
 describeActionIdContract('the in-memory store', memory);
+describeCostContract('the in-memory store', memory);
 
 for (const backend of [IOREDIS_5.standalone, IOVALKEY.standalone, NODE_REDIS_5.standalone]) {
   describeRedisBackend(backend, { modelSchedules: 150, stackSchedules: 80, batchSchedules: 80 });
