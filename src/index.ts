@@ -4,7 +4,7 @@ export type { RollingRateLimiterOptions } from './options/limiter-options.js';
 export type { RateLimitInfo, StoreFailure } from './core/rate-limit-info.js';
 export type { FallbackLimiter, StoreErrorPolicy } from './core/store-error-policy.js';
 export type { WaitOptions, WrapOptions } from './core/waiting.js';
-export type { AttemptOptions, LimiterId } from './core/identity.js';
+export type { AttemptOptions, DryRunOptions, LimiterId } from './core/identity.js';
 export type { MicrosecondClock } from './core/clock.js';
 export type { Duration, DurationUnit } from './core/check.js';
 export { isDuration, parseDuration } from './core/check.js';

@@ -9,6 +9,7 @@ async function deliver(notificationId: string): Promise<void> {
   if (failures-- > 0) throw new Error(`${notificationId}: push service unavailable`);
 }
 
+// docs:begin
 async function sendOnce(teacherId: string, notificationId: string): Promise<string> {
   // The notification's id makes the attempt retry-safe: a retried job is not counted twice.
   const info = await push.limitWithInfo(teacherId, { actionId: notificationId });
@@ -25,5 +26,6 @@ async function sendOnce(teacherId: string, notificationId: string): Promise<stri
 
 console.log(await sendOnce('teacher-7', 'n-1')); // failed, slot given back
 console.log(await sendOnce('teacher-7', 'n-1')); // the job's retry: delivered, 9 left
+// docs:end
 console.log(await sendOnce('teacher-7', 'n-1')); // a duplicate of the job: already sent
 await redis.quit();

@@ -1,3 +1,4 @@
+// docs:begin
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -20,6 +21,7 @@ app.use(
 app.get('/api/hello', (_req, res) => {
   res.json({ hello: 'world' });
 });
+// docs:end
 
 const server = app.listen(0, '127.0.0.1');
 await once(server, 'listening');

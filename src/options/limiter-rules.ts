@@ -19,8 +19,10 @@ export interface LimiterRule {
   readonly namespace?: string;
   /** The rolling window, in milliseconds (an integer from 1 to 10^12). */
   readonly interval: number;
-  /** At most this many actions in any window (an integer from 1 to 2^31 - 1). */
-  readonly maxInInterval: number;
+  /** At most this many actions in any window (an integer from 1 to 2^31 - 1); absent on a budget of cost. */
+  readonly maxInInterval?: number;
+  /** At most this much cost in any window (an integer from 1 to 2^53 - 1): a budget of cost; absent on a limit of actions. */
+  readonly maxCostInInterval?: number;
   /** At least this many milliseconds between two actions, at most `interval` (0 when the data left it out: no gap rule). */
   readonly minDifference: number;
   /** Whether refused attempts count too (`true` when the data left it out). */
@@ -31,7 +33,8 @@ export interface LimiterRule {
 const RULE_KEYS: Readonly<Record<keyof LimiterRule, Check<unknown>>> = {
   namespace: optional(nonEmptyString, undefined),
   interval: duration(1, MAX_MILLISECONDS),
-  maxInInterval: integer(1, MAX_INTEGER),
+  maxInInterval: optional(integer(1, MAX_INTEGER), undefined),
+  maxCostInInterval: optional(integer(1, Number.MAX_SAFE_INTEGER), undefined),
   minDifference: optional(duration(0, MAX_MILLISECONDS), 0),
   countBlocked: optional(boolean, true),
 };
@@ -40,7 +43,7 @@ const RULE_KEYS: Readonly<Record<keyof LimiterRule, Check<unknown>>> = {
  * Checks one rule read from untyped data (a parsed JSON or YAML document, or
  * part of one) and returns it with durations in milliseconds: an object with
  * `interval` (milliseconds or a {@link Duration} string such as `'30s'`),
- * `maxInInterval`, and optionally `minDifference`, `countBlocked` and
+ * `maxInInterval` or `maxCostInInterval` (exactly one), and optionally `minDifference`, `countBlocked` and
  * `namespace`. Nothing else: a misspelt key is an error, not a limit left
  * out. Only the object's own keys are read; the data is not touched.
  *
@@ -78,7 +81,14 @@ export function parseRule(data: unknown, path = 'rule'): LimiterRule {
     const value = check(given[key], `${path}.${key}`);
     if (value !== undefined) rule[key] = value;
   }
-  const { interval, minDifference } = rule as unknown as LimiterRule;
+  const { interval, minDifference, maxInInterval, maxCostInInterval } = rule as unknown as LimiterRule;
+  if ((maxInInterval === undefined) === (maxCostInInterval === undefined)) {
+    throw new InvalidOptionTypeError(
+      `Expected one of \`${path}.maxInInterval\` (a limit of actions) and \`${path}.maxCostInInterval\` (a budget of cost), got ${maxInInterval === undefined ? 'neither' : 'both'}`,
+      `${path}.${maxInInterval === undefined ? 'maxInInterval' : 'maxCostInInterval'}`,
+      maxInInterval === undefined ? undefined : maxCostInInterval,
+    );
+  }
   if (minDifference > interval) {
     throw new InvalidOptionRangeError(
       `Expected \`${path}.minDifference\` to be at most \`${path}.interval\` (${interval} ms), got ${describeValue(given.minDifference)}: ` +

@@ -111,7 +111,14 @@ describe('parseRule', () => {
       /got `"soon"` \(string\)/,
     ],
     ['a missing interval', { maxInInterval: 1 }, InvalidOptionTypeError, 'routes[2].limits[0].interval', /got `undefined`/],
-    ['a missing maxInInterval', { interval: '1s' }, InvalidOptionTypeError, 'routes[2].limits[0].maxInInterval', /got `undefined`/],
+    ['a missing maxInInterval', { interval: '1s' }, InvalidOptionTypeError, 'routes[2].limits[0].maxInInterval', /got neither/],
+    [
+      'both maxInInterval and maxCostInInterval',
+      { interval: '1s', maxInInterval: 1, maxCostInInterval: 100 },
+      InvalidOptionTypeError,
+      'routes[2].limits[0].maxCostInInterval',
+      /got both/,
+    ],
     ['maxInInterval as a string', { interval: '1s', maxInInterval: '10' }, InvalidOptionTypeError, 'routes[2].limits[0].maxInInterval', /an integer from 1/],
     ['maxInInterval 0', { interval: '1s', maxInInterval: 0 }, InvalidOptionRangeError, 'routes[2].limits[0].maxInInterval', /got `0` \(number\)/],
     ['an interval of 0', { interval: 0, maxInInterval: 1 }, InvalidOptionRangeError, 'routes[2].limits[0].interval', /from 1 to/],
@@ -120,7 +127,7 @@ describe('parseRule', () => {
       { interval: '1s', maxInInterval: 1, minDiference: '1s' },
       InvalidOptionTypeError,
       'routes[2].limits[0].minDiference',
-      /Unknown key .*its keys are namespace, interval, maxInInterval, minDifference, countBlocked/,
+      /Unknown key .*its keys are namespace, interval, maxInInterval, maxCostInInterval, minDifference, countBlocked/,
     ],
     [
       'a key inherited by JSON',
@@ -166,6 +173,14 @@ describe('parseRule', () => {
 });
 
 describe('parseRules', () => {
+  it('reads a budget of cost (maxCostInInterval), which builds a limiter that weighs attempts by their cost', async () => {
+    const rule = parseRule({ interval: '1m', maxCostInInterval: 1_000, countBlocked: false }, 'tpm');
+    expect(rule).to.deep.equal({ interval: 60_000, maxCostInInterval: 1_000, minDifference: 0, countBlocked: false });
+    const limiter = new RollingRateLimiter({ ...rule, namespace: 'tpm' });
+    expect(await limiter.limitWithInfo('a', { cost: 600 })).to.include({ blocked: false, costRemaining: 400 });
+    expect(await limiter.limit('a', { cost: 600 })).to.equal(true);
+  });
+
   it('reads a list of tiers in order, and one rule as a list of one', () => {
     const tiers = parseRules([
       { interval: '1s', maxInInterval: 5 },
