@@ -1,8 +1,11 @@
 // What the limiters publish on `node:diagnostics_channel` (docs/guides/observability.md).
 // Each publish function checks `hasSubscribers` first and takes its fields as
-// arguments, so an unobserved call allocates nothing.
+// arguments, so an unobserved call allocates nothing. The module is used where
+// the runtime has one (Node, Bun, Deno, workerd with `nodejs_compat`: see
+// core/node-builtin.ts) and not imported: elsewhere the channels are silent
+// stand-ins that never have subscribers.
 
-import { channel } from 'node:diagnostics_channel';
+import { withNodeBuiltin } from './node-builtin.js';
 import type { StoreError } from '../errors/store-error.js';
 import type { TimeoutError } from '../errors/timeout-error.js';
 
@@ -15,10 +18,27 @@ export const CIRCUIT_CHANNEL = 'rolling-window-limiter:circuit';
 /** Name of the channel of warnings: one {@link WarningMessage} per warning, the same as its `process.emitWarning`. */
 export const WARNING_CHANNEL = 'rolling-window-limiter:warning';
 
-const decisionChannel = channel(DECISION_CHANNEL);
-const storeErrorChannel = channel(STORE_ERROR_CHANNEL);
-const circuitChannel = channel(CIRCUIT_CHANNEL);
-const warningChannel = channel(WARNING_CHANNEL);
+/** What of a `diagnostics_channel` channel the publish functions use. */
+interface Channel {
+  readonly hasSubscribers: boolean;
+  publish(message: unknown): void;
+}
+
+/** A channel where the runtime has no `diagnostics_channel`: nobody can subscribe. */
+const SILENT: Channel = { hasSubscribers: false, publish: () => undefined };
+
+let decisionChannel = SILENT;
+let storeErrorChannel = SILENT;
+let circuitChannel = SILENT;
+let warningChannel = SILENT;
+
+// At import where `process.getBuiltinModule` exists (Node 20.16+), so that a subscriber gets every message.
+withNodeBuiltin<{ channel(this: void, name: string): Channel }>('node:diagnostics_channel', ({ channel }) => {
+  decisionChannel = channel(DECISION_CHANNEL);
+  storeErrorChannel = channel(STORE_ERROR_CHANNEL);
+  circuitChannel = channel(CIRCUIT_CHANNEL);
+  warningChannel = channel(WARNING_CHANNEL);
+});
 
 /** Published on `rolling-window-limiter:decision` for every decision a limiter or a stack returns. */
 export interface DecisionMessage {

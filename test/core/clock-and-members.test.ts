@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import { localMicroseconds, microsecondsToWholeMillisecondsUp } from '../../src/core/clock.js';
+import sinon from 'sinon';
 import { nextMember } from '../../src/core/identity.js';
+import type * as Identity from '../../src/core/identity.js';
+import { freshImport } from '../support/fresh-import.js';
 
 describe('localMicroseconds', () => {
   it('returns integer microseconds since the epoch that follow the wall clock', () => {
@@ -45,5 +48,19 @@ describe('nextMember', () => {
     for (let i = 0; i < 100_000; i += 1) members.add(nextMember());
     expect(members.size).to.equal(100_000);
     for (const member of members) expect(member.length).to.be.at.most(12);
+  });
+
+  it('draws its tag (8 base-36 characters) from crypto.getRandomValues at the first member, not at import (workerd forbids random values there), and once', async () => {
+    const getRandomValues = sinon.spy(globalThis.crypto, 'getRandomValues');
+    try {
+      const identity = await freshImport<typeof Identity>(new URL('../../src/core/identity.js', import.meta.url));
+      expect(getRandomValues.callCount, 'random values drawn at import').to.equal(0);
+      const [first, second] = [identity.nextMember(), identity.nextMember()];
+      expect(getRandomValues.callCount).to.equal(1);
+      expect(first).to.match(/^[0-9a-z]{8}1$/);
+      expect(second).to.equal(`${first.slice(0, 8)}2`);
+    } finally {
+      getRandomValues.restore();
+    }
   });
 });

@@ -11,7 +11,9 @@ import {
   publishDecision,
   publishStoreError,
 } from '../../src/core/diagnostics.js';
+import type * as Diagnostics from '../../src/core/diagnostics.js';
 import { StoreError, TimeoutError } from '../../src/index.js';
+import { freshImportWithoutNodeBuiltins } from '../support/fresh-import.js';
 
 /** Subscribes to `name` for the duration of `run`, and returns what was published. */
 function recorded(name: string, run: () => void): unknown[] {
@@ -101,5 +103,19 @@ describe('diagnostics channels', () => {
     unsubscribe(CIRCUIT_CHANNEL, listener);
     publishCircuit(['api'], undefined, 'half-open', 'open', 5);
     expect(messages).to.have.length(1);
+  });
+
+  it('publishes nothing, reads no clock and throws nothing on a runtime without node:diagnostics_channel (the module is looked up, not imported)', async () => {
+    const silent = await freshImportWithoutNodeBuiltins<typeof Diagnostics>(new URL('../../src/core/diagnostics.js', import.meta.url));
+    const now = sandbox.spy(performance, 'now');
+    const messages = recorded(DECISION_CHANNEL, () => {
+      expect(silent.decisionStartTime()).to.equal(-1);
+      silent.publishDecision(['api'], false, false, 'store', 0);
+      silent.publishStoreError(['api'], new StoreError('x'), 'throw');
+      silent.publishCircuit(['api'], undefined, 'open', 'closed', 5);
+      silent.publishWarning('CODE', 'message', 'ioredis');
+    });
+    expect(messages).to.deep.equal([]);
+    expect(now.callCount).to.equal(0);
   });
 });
