@@ -76,7 +76,7 @@ export class GuardedStore implements Store {
     const gate = breaker.admit();
     if (gate === 'open') {
       const error = breaker.openError();
-      return new Promise((_, reject) => setImmediate(reject, error));
+      return new Promise((_, reject) => nextTurn(() => reject(error)));
     }
     return callStore(operation, this.#timeoutMs, what, diagnose).then(
       (value) => {
@@ -91,4 +91,10 @@ export class GuardedStore implements Store {
       },
     );
   }
+}
+
+/** Runs `task` on the next turn of the event loop, never in a microtask: `setImmediate` where the runtime has it (Node, Bun, Deno), a 0 ms timer elsewhere. */
+function nextTurn(task: () => void): void {
+  if (typeof globalThis.setImmediate === 'function') globalThis.setImmediate(task);
+  else setTimeout(task, 0);
 }

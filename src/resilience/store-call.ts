@@ -22,7 +22,8 @@ export function callStore<T>(operation: () => Promise<T>, timeoutMs: number, wha
       settled = true;
       reject(new TimeoutError(timeoutMs, diagnose?.()));
     }, timeoutMs);
-    timer.unref();
+    // Node's timers keep a process alive unless unreferenced; a web runtime's timer is a number, with nothing to unreference.
+    (timer as { unref?: () => void }).unref?.();
     pending.then(
       (value) => {
         clearTimeout(timer);
