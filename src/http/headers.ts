@@ -59,12 +59,15 @@ export type NormalizedHeaderOptions = Normalized<typeof HEADER_SCHEMA>;
  * Builds, once per limiter, the function that turns each decision into
  * response headers. For every decision:
  *
- * - `RateLimit-Policy`: one item per tier, `"<name>";q=<maxInInterval>;w=<interval in s, rounded up>`
- *   (e.g. `"push-minute";q=10;w=60, "push-3s";q=1;w=3`);
+ * - `RateLimit-Policy`: one item per tier, `"<name>";q=<quota>;w=<interval in s, rounded up>`
+ *   (e.g. `"push-minute";q=10;w=60, "push-3s";q=1;w=3`), where the quota is the
+ *   tier's `maxInInterval`, or its `maxCostInInterval` on a tier that counts cost;
  * - `RateLimit`: the binding tier (see {@link tierStatuses}), `"<name>";r=<remaining>;t=<seconds>`
  *   (e.g. `"push-3s";r=0;t=3`), where `t` is left out while the next attempt
- *   would be allowed now (a rolling window has no reset moment to announce);
- * - with `headers: 'legacy' | 'both'`: `X-RateLimit-Limit`, `X-RateLimit-Remaining`,
+ *   would be allowed now (a rolling window has no reset moment to announce),
+ *   and `r` is in the tier's units: actions, or on a tier that counts cost its
+ *   `costRemaining` (`"tokens";r=5900`);
+ * - with `headers: 'legacy' | 'both'`: `X-RateLimit-Limit` (the quota), `X-RateLimit-Remaining`,
  *   `X-RateLimit-Reset` (seconds, not a timestamp; 0 when allowed now) of the binding tier;
  * - when blocked: `Retry-After`, the stack's wait in whole seconds, rounded up.
  *
@@ -115,7 +118,7 @@ export function headersForPolicies<Info extends RateLimitInfo>(
 ): RateLimitHeadersFor<Info> {
   const names = policyNames(policies, policyName);
   const nameOf = (policy: RateLimitPolicy): string => names.get(policy.index) ?? toStructuredString(policy.namespace);
-  const policyHeader = policies.map((policy) => `${nameOf(policy)};q=${policy.maxInInterval};w=${retryAfterSeconds(policy.interval)}`).join(', ');
+  const policyHeader = policies.map((policy) => `${nameOf(policy)};q=${policy.quota};w=${retryAfterSeconds(policy.interval)}`).join(', ');
   const draft = style === 'draft' || style === 'both';
   const legacy = style === 'legacy' || style === 'both';
 
@@ -129,7 +132,7 @@ export function headersForPolicies<Info extends RateLimitInfo>(
         headers.RateLimit = `${nameOf(binding.policy)};r=${binding.remaining}${reset}`;
       }
       if (legacy) {
-        headers['X-RateLimit-Limit'] = String(binding.policy.maxInInterval);
+        headers['X-RateLimit-Limit'] = String(binding.policy.quota);
         headers['X-RateLimit-Remaining'] = String(binding.remaining);
         headers['X-RateLimit-Reset'] = String(binding.resetSeconds);
       }

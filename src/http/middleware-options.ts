@@ -5,16 +5,23 @@
 // own file instantiates the type with its request (Express's `Request`,
 // Hono's `Context`) and adds what differs: `key` and `onLimited`, whose
 // defaults and signatures are the framework's, and Express's `validate` or
-// Hono's `connInfo`.
+// Hono's `connInfo`. A request's `cost` is checked here against the tiers
+// once, when the middleware is made.
 
-import { either, func, object, optional, string, type Check } from '../core/check.js';
-import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
+import { describeValue, either, func, object, optional, string, type Check } from '../core/check.js';
+import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { HEADER_DEFAULTS, HEADER_SCHEMA, type RateLimitHeaderStyle } from './headers.js';
 import { DEFAULT_IPV6_SUBNET, ipv6SubnetOption, type Ipv6Subnet } from './ip-key.js';
-import { httpLimiter, type HttpRateLimiter, type InfoOf, type RateLimitPolicy } from './policies.js';
+import { httpLimiter, policiesOf, type HttpRateLimiter, type InfoOf, type RateLimitPolicy } from './policies.js';
 
 /** A response body for a blocked request: a string is sent as `text/plain`, anything else as JSON. */
 export type RateLimitMessage = string | object;
+
+/** What a request costs, from the request (Express's `req`, Hono's context `c`): a positive safe integer. */
+export type RateLimitCostFunction<Req> = (request: Req) => number | Promise<number>;
+
+/** The action id of a request, from the request; nothing (`undefined`, `null`, `''`) lets the middleware make one. */
+export type RateLimitActionIdFunction<Req> = (request: Req) => string | null | undefined | Promise<string | null | undefined>;
 
 /**
  * The options every middleware has, over what its framework hands it for a
@@ -60,16 +67,44 @@ export interface MiddlewareOptions<Req, Limiter extends HttpRateLimiter> {
    * @default 56
    */
   readonly ipv6Subnet?: Ipv6Subnet;
+  /**
+   * What a request costs, on a limiter with `maxCostInInterval` (or a stack with such a tier; its tiers of actions
+   * count the request once): a positive safe integer, or a function of the request (Express's `req`, Hono's
+   * context `c`) returning one, or a promise of one. Reserve the most the request may use (an LLM call: the
+   * prompt's tokens plus the answer's cap), then settle it to what it used with `settle` (Express:
+   * `res.locals.rateLimit.settle(used)`, Hono: `c.var.rateLimit.settle(used)`); a reservation never settled stands.
+   * The middleware gives each such request an action id (see `actionId`).
+   *
+   * Refused when the middleware is made (a `TypeError`) on a limiter without a tier that counts cost, and a fixed
+   * cost above a tier's `maxCostInInterval` (a `RangeError`: it could never be admitted). What a function returns is
+   * checked per request: not a number, a `TypeError`; 0, a fraction or above a tier's maximum, the limiter's
+   * `RangeError` (each to the framework's error handling). For requests that cost nothing, use `skip`.
+   * @default 1
+   */
+  readonly cost?: number | RateLimitCostFunction<Req>;
+  /**
+   * The request's action id, from the request: the id under which its attempt is recorded, and settled or undone
+   * (`limiter.settle(key, actionId, used)` from elsewhere, such as a job that learns the cost later). When it
+   * returns nothing (`undefined`, `null` or `''`), or is not given, the middleware makes a short unique id for
+   * each request on a limiter with a tier that counts cost, and none on one without (where there is nothing to
+   * settle). The id a request had is in `actionId` of the request's decision.
+   *
+   * An action id makes the attempt idempotent: a second request with an id already admitted in the window is
+   * admitted again without being counted. So return only an id your server made or can trust to be used once
+   * (a request id your gateway assigns, an idempotency key your app deduplicates), never one a client chooses
+   * freely, or a client could repeat one id and never be counted.
+   */
+  readonly actionId?: RateLimitActionIdFunction<Req>;
 }
 
 /** The defaults of the options every middleware has (`key`: the client IP, see `ipv6Subnet`). */
 export const MIDDLEWARE_DEFAULTS = Object.freeze({ ...HEADER_DEFAULTS, ipv6Subnet: DEFAULT_IPV6_SUBNET } as const);
 
 /** The callbacks every middleware takes, each typed by the middleware's own options. */
-type CallbackName = 'key' | 'skip' | 'onLimited' | 'onStoreFailure';
+type CallbackName = 'key' | 'skip' | 'onLimited' | 'onStoreFailure' | 'actionId';
 
 /** What a middleware's options hold of the shared ones, for typing the checks. */
-type SharedOptions = { readonly [Name in CallbackName | 'message']?: unknown };
+type SharedOptions = { readonly [Name in CallbackName | 'message' | 'cost']?: unknown };
 
 /** An optional callback option (checked to be a function; what it returns, the middleware checks when it calls it). */
 export function callbackOption<T>(): Check<T | undefined> {
@@ -83,6 +118,17 @@ const messageOption: Check<unknown> = either(
   (value) => typeof value === 'function',
 );
 
+/** A positive safe integer, or a function of the request (whose results the limiter checks per request). */
+function costOption<T>(): Check<T | undefined> {
+  return (value, name) => {
+    if (value === undefined || typeof value === 'function') return value as T | undefined;
+    const expected = `Expected \`${name}\` to be a positive safe integer or a function of the request, got ${describeValue(value)}`;
+    if (typeof value !== 'number') throw new InvalidOptionTypeError(expected, name, value);
+    if (!Number.isSafeInteger(value) || value < 1) throw new InvalidOptionRangeError(expected, name, value);
+    return value as T;
+  };
+}
+
 /**
  * The checks of the options every middleware has, in the order their
  * messages list them; `Options` types each callback as the middleware
@@ -94,6 +140,8 @@ export function middlewareSchema<Options extends SharedOptions>() {
     limiter: httpLimiter,
     key: callback<'key'>(),
     skip: callback<'skip'>(),
+    cost: costOption<NonNullable<Options['cost']>>(),
+    actionId: callback<'actionId'>(),
     message: optional(messageOption as Check<NonNullable<Options['message']>>, undefined),
     onLimited: callback<'onLimited'>(),
     ...HEADER_SCHEMA,
@@ -106,5 +154,33 @@ export function middlewareSchema<Options extends SharedOptions>() {
 export function refuseMessageWithOnLimited(checked: { readonly message?: unknown; readonly onLimited?: unknown }): void {
   if (checked.message !== undefined && checked.onLimited !== undefined) {
     throw new InvalidOptionTypeError('Give either `message` or `onLimited`, not both: `onLimited` sends the response itself', 'message', checked.message);
+  }
+}
+
+/**
+ * Refuses a `cost` (a number or a function) for a limiter without a tier that counts cost, where no request has a
+ * cost, and a fixed cost above a tier's `maxCostInInterval`, which no request could ever be admitted with.
+ */
+export function refuseCostWithoutBudget(checked: { readonly limiter: HttpRateLimiter; readonly cost?: unknown }): void {
+  const { limiter, cost } = checked;
+  if (cost === undefined) return;
+  const budgets = policiesOf(limiter).filter((policy) => policy.maxCostInInterval !== undefined);
+  if (budgets.length === 0) {
+    throw new InvalidOptionTypeError(
+      `Got \`cost\` ${describeValue(cost)} for a limiter that counts actions (\`maxInInterval\`): a request's cost is weighed only by a limiter ` +
+        'with `maxCostInInterval` (or a stack with such a tier); leave `cost` out to count each request once',
+      'cost',
+      cost,
+    );
+  }
+  for (const { namespace, maxCostInInterval } of budgets) {
+    if (typeof cost === 'number' && cost > (maxCostInInterval as number)) {
+      throw new InvalidOptionRangeError(
+        `Expected \`cost\` to be at most \`maxCostInInterval\` (${maxCostInInterval}, namespace \`${namespace}\`), got ${describeValue(cost)}: ` +
+          'no request could ever be admitted',
+        'cost',
+        cost,
+      );
+    }
   }
 }

@@ -1,5 +1,5 @@
 // The framework-free header helpers: rounding, structured-field strings, the
-// binding tier.
+// binding tier, and tiers that count cost (their budget as q and r).
 
 import { expect } from 'chai';
 import { RateLimiterStack, RollingRateLimiter, type RateLimitInfo } from '../../src/index.js';
@@ -24,7 +24,7 @@ describe('rate-limit header helpers', () => {
   it('describes the tiers of a limiter and of a stack', () => {
     const a = new RollingRateLimiter({ namespace: 'a', interval: 1_000, maxInInterval: 5, minDifference: 100 });
     const b = new RollingRateLimiter({ namespace: 'b', interval: 60_000, maxInInterval: 100 });
-    expect(policiesOf(a)).to.deep.equal([{ index: 0, namespace: 'a', interval: 1_000, maxInInterval: 5, minDifference: 100 }]);
+    expect(policiesOf(a)).to.deep.equal([{ index: 0, namespace: 'a', interval: 1_000, maxInInterval: 5, quota: 5, minDifference: 100 }]);
     expect(policiesOf(new RateLimiterStack([a, b])).map((policy) => policy.namespace)).to.deep.equal(['a', 'b']);
   });
 
@@ -59,6 +59,71 @@ describe('rate-limit header helpers', () => {
       'X-RateLimit-Remaining': '0',
       'X-RateLimit-Reset': '13',
       'Retry-After': '13',
+    });
+  });
+
+  describe('tiers that count cost', () => {
+    const tokens = new RollingRateLimiter({ namespace: 'tokens', interval: 60_000, maxCostInInterval: 10_000 });
+    const requests = new RollingRateLimiter({ namespace: 'requests', interval: 60_000, maxInInterval: 20 });
+
+    it('describes a tier that counts cost by its maxCostInInterval, the quota q advertises', () => {
+      expect(policiesOf(tokens)).to.deep.equal([
+        { index: 0, namespace: 'tokens', interval: 60_000, maxCostInInterval: 10_000, quota: 10_000, minDifference: 0 },
+      ]);
+      expect(
+        policiesOf(new RateLimiterStack([requests, tokens])).map(({ maxInInterval, maxCostInInterval, quota }) => [maxInInterval, maxCostInInterval, quota]),
+      ).to.deep.equal([
+        [20, undefined, 20],
+        [undefined, 10_000, 10_000],
+      ]);
+    });
+
+    it('reports its costRemaining as r, also while a request of this cost has to wait, and its budget as q', () => {
+      const headersFor = createRateLimitHeaders(tokens, { headers: 'both' });
+      expect(headersFor(info({ actionsRemaining: 1, costRemaining: 5_900 }))).to.deep.equal({
+        'RateLimit-Policy': '"tokens";q=10000;w=60',
+        RateLimit: '"tokens";r=5900',
+        'X-RateLimit-Limit': '10000',
+        'X-RateLimit-Remaining': '5900',
+        'X-RateLimit-Reset': '0',
+      });
+      expect(headersFor(info({ blocked: true, actionsRemaining: 0, costRemaining: 1_200, millisecondsUntilAllowed: 30_000 }))).to.deep.include({
+        RateLimit: '"tokens";r=1200;t=30',
+        'X-RateLimit-Remaining': '1200',
+        'Retry-After': '30',
+      });
+    });
+
+    it('reports r=0 while a tier that counts cost with a minDifference waits: the gap may be what holds', () => {
+      const spaced = new RollingRateLimiter({ namespace: 'spaced-tokens', interval: 60_000, maxCostInInterval: 10_000, minDifference: 2_000 });
+      const headersFor = createRateLimitHeaders(spaced);
+      expect(headersFor(info({ actionsRemaining: 9, costRemaining: 9_000, millisecondsUntilAllowed: 2_000 })).RateLimit).to.equal('"spaced-tokens";r=0;t=2');
+      expect(headersFor(info({ actionsRemaining: 9, costRemaining: 9_000 })).RateLimit).to.equal('"spaced-tokens";r=9000');
+    });
+
+    it('binds the tier that admits the fewest more requests like this one, whatever its units', () => {
+      const policies = policiesOf(new RateLimiterStack([requests, tokens]));
+      const stackInfo = (tiers: Partial<RateLimitInfo>[]): RateLimitInfo => ({ ...info({}), tiers: tiers.map(info) }) as RateLimitInfo;
+      // 5,900 tokens left is one more request of 4,000, and fewer than the 19 requests left.
+      const large = tierStatuses(policies, stackInfo([{ actionsRemaining: 19 }, { actionsRemaining: 1, costRemaining: 5_900 }]));
+      expect(large.binding).to.include({ index: 1, remaining: 5_900, actionsRemaining: 1 });
+      // 9,990 tokens left is 999 more requests of 10: the requests tier binds.
+      const small = tierStatuses(policies, stackInfo([{ actionsRemaining: 19 }, { actionsRemaining: 999, costRemaining: 9_990 }]));
+      expect(small.binding).to.include({ index: 0, remaining: 19, actionsRemaining: 19 });
+      expect(small.tiers.map((tier) => tier.remaining)).to.deep.equal([19, 9_990]);
+    });
+
+    it('describes an unannounced tier that counts cost by its own info', () => {
+      const stackInfo = {
+        ...info({}),
+        tiers: [
+          info({ actionsRemaining: 3 }),
+          { ...info({ actionsRemaining: 2, costRemaining: 40 }), namespace: 'extra', interval: 1_000, maxCostInInterval: 50 },
+        ],
+      };
+      const { binding } = tierStatuses(policiesOf(requests), stackInfo);
+      expect(binding).to.deep.include({ index: 1, remaining: 40 });
+      expect(binding.policy).to.deep.equal({ index: 1, namespace: 'extra', interval: 1_000, maxCostInInterval: 50, quota: 50, minDifference: 0 });
     });
   });
 });

@@ -18,7 +18,8 @@ export { policiesOf, tierStatuses, type HttpRateLimiter, type InfoOf, type RateL
 export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from '../ip-key.js';
 export { PROXY_WARNING_CODES } from './proxy-checks.js';
 export type { RateLimitKey, RateLimitMessage, RateLimitMessageFunction, RateLimitOptions } from './rate-limit-options.js';
-export type { RateLimitedBody } from '../middleware-decision.js';
+export type { RateLimitActionIdFunction, RateLimitCostFunction } from '../middleware-options.js';
+export type { RateLimitedBody, RequestCost, RequestRateLimit } from '../middleware-decision.js';
 
 /**
  * Express middleware that rate-limits requests with a
@@ -31,7 +32,13 @@ export type { RateLimitedBody } from '../middleware-decision.js';
  * - Blocked: status 429, `Retry-After` in whole seconds rounded up (never 0
  *   while there is time left), the same rate-limit headers, and the body
  *   (`message` or `onLimited`; by default `{ "error": "rate_limited", "retryAfterSeconds": n }`).
- * - The decision is also left in `res.locals.rateLimit` for later handlers.
+ * - The decision is also left in `res.locals.rateLimit` for later handlers
+ *   (a {@link RequestRateLimit}: the limiter's info, the request's `actionId`
+ *   and `cost`, and `settle`).
+ * - With a limiter that counts cost (`maxCostInInterval`, or a stack with such
+ *   a tier), each request reserves its `cost` (a number, or a function of
+ *   `req`) under an action id of its own, and a handler settles it to what it
+ *   used with `res.locals.rateLimit.settle(used)`; a reservation never settled stands.
  * - Store failures follow the limiter's `onStoreError`: with `'throw'` (the
  *   default) the call rejects and the error (a `StoreError` or
  *   `TimeoutError`, both `RateLimiterError`s) goes to `next(error)`, Express's
@@ -57,8 +64,24 @@ export type { RateLimitedBody } from '../middleware-decision.js';
  * app.use('/api', rateLimit({ limiter: new RateLimiterStack([perSecond, perMinute]) }));
  * ```
  *
- * @throws TypeError (at once, not per request) when an option has the wrong type or is unknown.
- * @throws RangeError when `headers` is a string other than its values, or `ipv6Subnet` a number out of range.
+ * A budget of tokens per minute beside 20 requests per minute, settled to
+ * what each call used:
+ *
+ * ```ts
+ * const requests = new RollingRateLimiter({ client: redis, namespace: 'chat:requests', interval: '1m', maxInInterval: 20 });
+ * const tokens = new RollingRateLimiter({ client: redis, namespace: 'chat:tokens', interval: '1m', maxCostInInterval: 40_000 });
+ *
+ * app.post('/chat', rateLimit({ limiter: new RateLimiterStack([requests, tokens]), cost: (req) => countTokens(req.body) + 4_000 }), async (req, res) => {
+ *   const reply = await callModel(req.body);
+ *   await (res.locals.rateLimit as RequestRateLimit).settle(reply.usage.totalTokens);
+ *   res.json(reply);
+ * });
+ * ```
+ *
+ * @throws TypeError (at once, not per request) when an option has the wrong type or is unknown, or `cost` is given
+ * for a limiter without a tier that counts cost.
+ * @throws RangeError when `headers` is a string other than its values, `ipv6Subnet` a number out of range, or
+ * `cost` a number that is not a positive safe integer or above a tier's `maxCostInInterval`.
  */
 export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOptions<Limiter>): RequestHandler {
   const { key: givenKey, message, onLimited, ipv6Subnet, validate, ...checked } = normalizeRateLimitOptions(options);

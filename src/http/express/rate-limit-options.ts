@@ -8,7 +8,14 @@ import type { NextFunction, Request, Response } from 'express';
 import { boolean, normalize, optional, type Normalized } from '../../core/check.js';
 import type { LimiterId } from '../../core/identity.js';
 import { ownOptions } from '../../options/own-options.js';
-import { MIDDLEWARE_DEFAULTS, middlewareSchema, refuseMessageWithOnLimited, type MiddlewareOptions, type RateLimitMessage } from '../middleware-options.js';
+import {
+  MIDDLEWARE_DEFAULTS,
+  middlewareSchema,
+  refuseCostWithoutBudget,
+  refuseMessageWithOnLimited,
+  type MiddlewareOptions,
+  type RateLimitMessage,
+} from '../middleware-options.js';
 import type { HttpRateLimiter, InfoOf } from '../policies.js';
 
 export type { RateLimitMessage } from '../middleware-options.js';
@@ -79,11 +86,13 @@ export type NormalizedRateLimitOptions = Normalized<typeof RATE_LIMIT_SCHEMA>;
 /**
  * Checks the middleware's options once, without touching the caller's
  * object: an unknown option or a wrong type is a `TypeError`, a value out of
- * range a `RangeError`, each naming the option and the value. Only the
- * object's own properties are read: an inherited one is ignored.
+ * range a `RangeError`, each naming the option and the value; so is a
+ * `cost` the limiter cannot weigh. Only the object's own properties are
+ * read: an inherited one is ignored.
  */
 export function normalizeRateLimitOptions(options: RateLimitOptions<HttpRateLimiter>): NormalizedRateLimitOptions {
   const checked = normalize(ownOptions(options), RATE_LIMIT_SCHEMA, 'the options');
   refuseMessageWithOnLimited(checked);
+  refuseCostWithoutBudget(checked);
   return checked;
 }

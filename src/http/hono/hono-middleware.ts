@@ -10,27 +10,28 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { GetConnInfo } from 'hono/conninfo';
 import { describeValue } from '../../core/check.js';
 import { ipWithoutPort, reduceIp, type Ipv6Subnet } from '../ip-key.js';
-import { createDecider, limitedBody } from '../middleware-decision.js';
-import type { HttpRateLimiter, InfoOf } from '../policies.js';
+import { createDecider, limitedBody, type RequestRateLimit } from '../middleware-decision.js';
+import type { HttpRateLimiter } from '../policies.js';
 import { normalizeHonoOptions, type RateLimitOptions } from './hono-options.js';
 
 export { retryAfterSeconds, toStructuredString } from '../header-values.js';
 export { createRateLimitHeaders, type RateLimitHeaderOptions, type RateLimitHeadersFor, type RateLimitHeaderStyle } from '../headers.js';
 export { policiesOf, tierStatuses, type HttpRateLimiter, type InfoOf, type RateLimitPolicy, type TierStatus } from '../policies.js';
 export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from '../ip-key.js';
-export type { RateLimitMessage } from '../middleware-options.js';
-export type { RateLimitedBody } from '../middleware-decision.js';
+export type { RateLimitActionIdFunction, RateLimitCostFunction, RateLimitMessage } from '../middleware-options.js';
+export type { RateLimitedBody, RequestCost, RequestRateLimit } from '../middleware-decision.js';
 export type { RateLimitKey, RateLimitMessageFunction, RateLimitOptions } from './hono-options.js';
 
 /**
  * The variables the middleware sets on the context: `c.get('rateLimit')` (or
- * `c.var.rateLimit`) is the decision, for later handlers.
+ * `c.var.rateLimit`) is the decision, for later handlers, with the request's
+ * `actionId`, `cost` and `settle`.
  */
 export interface RateLimitEnv<Limiter extends HttpRateLimiter = HttpRateLimiter> {
   /** The context's variables. */
   readonly Variables: {
-    /** The decision for this request (unset for a request `skip` let through). */
-    readonly rateLimit: InfoOf<Limiter>;
+    /** The decision for this request, with its `settle` (unset for a request `skip` let through). */
+    readonly rateLimit: RequestRateLimit<Limiter>;
   };
 }
 
@@ -48,7 +49,13 @@ export interface RateLimitEnv<Limiter extends HttpRateLimiter = HttpRateLimiter>
  *   while there is time left), the same rate-limit headers, and the body
  *   (`message` or `onLimited`; by default `{ "error": "rate_limited", "retryAfterSeconds": n }`).
  *   Headers, status and body are those the Express middleware sends for the same decision.
- * - The decision is also left in `c.get('rateLimit')` for later handlers.
+ * - The decision is also left in `c.get('rateLimit')` for later handlers
+ *   (a {@link RequestRateLimit}: the limiter's info, the request's `actionId`
+ *   and `cost`, and `settle`).
+ * - With a limiter that counts cost (`maxCostInInterval`, or a stack with such
+ *   a tier), each request reserves its `cost` (a number, or a function of the
+ *   context `c`) under an action id of its own, and a handler settles it to
+ *   what it used with `c.var.rateLimit.settle(used)`; a reservation never settled stands.
  * - Store failures follow the limiter's `onStoreError`: with `'throw'` (the
  *   default) the middleware throws the error (a `StoreError` or
  *   `TimeoutError`, both `RateLimiterError`s) to Hono's error handling
@@ -77,8 +84,9 @@ export interface RateLimitEnv<Limiter extends HttpRateLimiter = HttpRateLimiter>
  * ```
  *
  * @throws TypeError (at once, not per request) when neither `key` nor `connInfo` is given, or both, or when an
- * option has the wrong type or is unknown.
- * @throws RangeError when `headers` is a string other than its values, or `ipv6Subnet` a number out of range.
+ * option has the wrong type or is unknown, or `cost` is given for a limiter without a tier that counts cost.
+ * @throws RangeError when `headers` is a string other than its values, `ipv6Subnet` a number out of range, or
+ * `cost` a number that is not a positive safe integer or above a tier's `maxCostInInterval`.
  */
 export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOptions<Limiter>): MiddlewareHandler<RateLimitEnv<Limiter>> {
   const { key, connInfo, message, onLimited, ipv6Subnet, ...checked } = normalizeHonoOptions(options);
@@ -93,7 +101,7 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
     const decided = await decide(c);
     if (decided === undefined) return next();
     const { info, headers } = decided;
-    c.set('rateLimit', info as InfoOf<Limiter>);
+    c.set('rateLimit', info as RequestRateLimit<Limiter>);
     if (!info.blocked) {
       await next();
       // After the handler, so that they reach a Response it built itself too; a header it set is its own.

@@ -10,7 +10,14 @@ import { normalize, type Normalized } from '../../core/check.js';
 import type { LimiterId } from '../../core/identity.js';
 import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
 import { ownOptions } from '../../options/own-options.js';
-import { callbackOption, middlewareSchema, refuseMessageWithOnLimited, type MiddlewareOptions, type RateLimitMessage } from '../middleware-options.js';
+import {
+  callbackOption,
+  middlewareSchema,
+  refuseCostWithoutBudget,
+  refuseMessageWithOnLimited,
+  type MiddlewareOptions,
+  type RateLimitMessage,
+} from '../middleware-options.js';
 import type { HttpRateLimiter, InfoOf } from '../policies.js';
 
 /** Makes the body of a 429 from the request's context and the decision. */
@@ -72,12 +79,13 @@ export type NormalizedHonoOptions = Normalized<typeof HONO_SCHEMA>;
  * Checks the middleware's options once, without touching the caller's
  * object: an unknown option or a wrong type is a `TypeError`, a value out of
  * range a `RangeError`, each naming the option and the value; so is giving
- * neither `key` nor `connInfo`, or both. Only the object's own properties
+ * neither `key` nor `connInfo`, or both, and a `cost` the limiter cannot weigh. Only the object's own properties
  * are read: an inherited one is ignored.
  */
 export function normalizeHonoOptions(options: RateLimitOptions<HttpRateLimiter>): NormalizedHonoOptions {
   const checked = normalize(ownOptions(options), HONO_SCHEMA, 'the options');
   refuseMessageWithOnLimited(checked);
+  refuseCostWithoutBudget(checked);
   if (checked.key === undefined && checked.connInfo === undefined) {
     throw new InvalidOptionTypeError(
       "rolling-window-limiter/hono needs `key`, a function that returns the id of a request (e.g. `(c) => c.get('userId')`), " +

@@ -154,7 +154,7 @@ describe('rateLimit (Hono) options', () => {
   it('checks the options the Express middleware has with the same messages, and refuses Express-only ones', () => {
     expect(made({ limiter, key: () => 'x', keys: 1 })).to.throw(
       TypeError,
-      /Unknown option `keys`; the options are limiter, key, skip, message, onLimited, headers, policyName, onStoreFailure, ipv6Subnet, connInfo$/,
+      /Unknown option `keys`; the options are limiter, key, skip, cost, actionId, message, onLimited, headers, policyName, onStoreFailure, ipv6Subnet, connInfo$/,
     );
     expect(made({ limiter, key: () => 'x', validate: false })).to.throw(TypeError, /Unknown option `validate`/);
     expect(made({ limiter, key: 'ip' })).to.throw(TypeError, /`key` to be a function, got `"ip"` \(string\)/);
