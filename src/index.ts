@@ -17,6 +17,7 @@ export type {
   NodeRedisLikeCluster,
   NodeRedisLikeSentinel,
   RedisClient,
+  UpstashLikeClient,
 } from './redis/adapters/client-types.js';
 export { RateLimiterError, isRateLimiterError, type RateLimiterErrorCode } from './errors/rate-limiter-error.js';
 export { InvalidOptionRangeError, InvalidOptionTypeError, type InvalidOptionDetails } from './errors/invalid-option-error.js';

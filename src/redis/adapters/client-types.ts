@@ -105,8 +105,30 @@ export interface GlideLikeClient {
   invokeScript(...args: never[]): Promise<unknown>;
 }
 
-/** A Redis client the limiter can use: ioredis, node-redis (client, cluster or sentinel), Valkey GLIDE (client or cluster client), or redis-mock. */
-export type RedisClient = IORedisLikeClient | NodeRedisLikeClient | NodeRedisLikeCluster | NodeRedisLikeSentinel | GlideLikeClient | CallbackRedisLikeClient;
+/**
+ * The part of an @upstash/redis `Redis` client (Redis over HTTP, for serverless and edge runtimes) the limiter uses:
+ * scripts by `evalsha`, and `eval` when the server answers NOSCRIPT. Each call is one HTTP request (or one entry of
+ * the client's automatic pipeline); with `batch: true` one call carries a whole batch of decisions. Replies are read
+ * whether `automaticDeserialization` is on (the default) or off.
+ */
+export interface UpstashLikeClient {
+  /** `EVALSHA`: the script's SHA1, its keys, its arguments. */
+  evalsha(sha1: string, keys: string[], args: string[]): Promise<unknown>;
+  /** `EVAL`: the script's text, its keys, its arguments. */
+  eval(script: string, keys: string[], args: string[]): Promise<unknown>;
+  /** Any command by its name and arguments, for the check of the server's eviction policy (`CONFIG GET`, `INFO`). */
+  exec?(args: [command: string, ...args: string[]]): Promise<unknown>;
+  /** @upstash/redis's `SCRIPT LOAD` (present on every client; used for detection). */
+  scriptLoad(...args: never[]): Promise<unknown>;
+  /** @upstash/redis's transaction (present on every client; used for detection). */
+  multi(...args: never[]): unknown;
+  /** @upstash/redis's pipeline (present on every client; used for detection). */
+  pipeline(...args: never[]): unknown;
+}
+
+/** A Redis client the limiter can use: ioredis, node-redis (client, cluster or sentinel), Valkey GLIDE (client or cluster client), @upstash/redis, or redis-mock. */
+export type RedisClient =
+  IORedisLikeClient | NodeRedisLikeClient | NodeRedisLikeCluster | NodeRedisLikeSentinel | GlideLikeClient | UpstashLikeClient | CallbackRedisLikeClient;
 
 /** Whether `value` has each named member, of the given `typeof`: how a client is recognised without importing its library. */
 export function hasMembers(value: object, members: Readonly<Record<string, 'function' | 'boolean' | 'object' | 'undefined'>>): boolean {

@@ -6,10 +6,11 @@ import { GlideAdapter, isGlideClient } from './glide-adapter.js';
 import { IORedisAdapter, isIORedisClient } from './ioredis-adapter.js';
 import { NodeRedisAdapter, isNodeRedisClient, isNodeRedisSentinel } from './node-redis-adapter.js';
 import { NodeRedisClusterAdapter, isNodeRedisCluster } from './node-redis-cluster-adapter.js';
+import { UpstashAdapter, isUpstashClient } from './upstash-adapter.js';
 
 /** The clients this version supports, as named in error messages. */
 export const SUPPORTED_CLIENTS =
-  'an ioredis `Redis` (also with sentinels) or `Cluster` (ioredis 5 or 6, or iovalkey), a node-redis client from `createClient` or `createCluster` (`redis` 4, 5 or 6) or `createSentinel` (`redis` 5 or 6), a Valkey GLIDE 2 `GlideClient` or `GlideClusterClient`, or a redis-mock client';
+  'an ioredis `Redis` (also with sentinels) or `Cluster` (ioredis 5 or 6, or iovalkey), a node-redis client from `createClient` or `createCluster` (`redis` 4, 5 or 6) or `createSentinel` (`redis` 5 or 6), a Valkey GLIDE 2 `GlideClient` or `GlideClusterClient`, an @upstash/redis `Redis` (HTTP), or a redis-mock client';
 
 /** The adapter of each client seen so far; weak, so that a client the application drops is collected with its adapter. */
 const adapters = new WeakMap<object, RedisAdapter>();
@@ -36,6 +37,7 @@ function createAdapter(client: object): RedisAdapter {
   if (isNodeRedisSentinel(client)) return new NodeRedisAdapter(client, true);
   if (isNodeRedisClient(client)) return isNodeRedisCluster(client) ? new NodeRedisClusterAdapter(client) : new NodeRedisAdapter(client);
   if (isGlideClient(client)) return new GlideAdapter(client);
+  if (isUpstashClient(client)) return new UpstashAdapter(client);
   if (isCallbackRedisClient(client)) return new CallbackRedisAdapter(client);
   throw new UnsupportedError(`Unsupported \`client\` (${describeClient(client)}): expected ${SUPPORTED_CLIENTS}; or no client for the in-memory store`);
 }
