@@ -1,6 +1,7 @@
 // Runs the whole behavioural contract against one Redis client library on a
 // real server (a standalone redis-server or a three-master cluster, started
-// by the harness, or REDIS_URL / REDIS_CLUSTER_URLS): the single-limiter
+// by the harness, or REDIS_URL / REDIS_CLUSTER_URLS; valkey-server for a backend
+// with `server: 'valkey'`, or VALKEY_URL / VALKEY_CLUSTER_URLS): the single-limiter
 // contract with its model test, the stack contract with its model test, and
 // concurrent connections hammering one id. Every supported client and
 // topology passes the very same suite.
@@ -9,9 +10,9 @@ import { expect } from 'chai';
 import { Cluster, Redis } from 'ioredis';
 import { RateLimiterStack, RollingRateLimiter, type RedisClient } from '../../src/index.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
-import { useRedisCluster } from '../support/redis-cluster.js';
+import { useRedisCluster, useValkeyCluster } from '../support/redis-cluster.js';
 import { keyOf } from '../support/redis-keys.js';
-import { useRedis } from '../support/redis-server.js';
+import { useRedis, useValkey } from '../support/redis-server.js';
 import { describeCostContract } from './cost-contract.js';
 import { describeLimiterContract, type LimiterFactory } from './limiter-contract.js';
 import { describeStackContract } from './stack-contract.js';
@@ -36,6 +37,8 @@ export interface RedisBackend {
   /** As it appears in test titles, e.g. `node-redis 5 (cluster)`. */
   readonly name: string;
   readonly topology: 'standalone' | 'cluster';
+  /** The server the harness starts: Redis (default; REDIS_URL, REDIS_CLUSTER_URLS) or Valkey (VALKEY_URL, VALKEY_CLUSTER_URLS). */
+  readonly server?: 'redis' | 'valkey';
   connect(target: RedisTarget): Promise<ConnectedClient>;
 }
 
@@ -47,12 +50,12 @@ export interface BackendVolume {
   readonly batchSchedules?: number;
 }
 
-async function startTarget(topology: RedisBackend['topology']): Promise<RedisTarget & { stop(): Promise<void> }> {
+async function startTarget({ topology, server: kind }: RedisBackend): Promise<RedisTarget & { stop(): Promise<void> }> {
   if (topology === 'cluster') {
-    const cluster = await useRedisCluster();
+    const cluster = kind === 'valkey' ? await useValkeyCluster() : await useRedisCluster();
     return { url: cluster.urls[0] as string, urls: cluster.urls, rootNodes: cluster.rootNodes, stop: () => cluster.stop() };
   }
-  const server = await useRedis();
+  const server = kind === 'valkey' ? await useValkey() : await useRedis();
   const { hostname, port } = new URL(server.url);
   return { url: server.url, urls: [server.url], rootNodes: [{ host: hostname, port: Number(port) }], stop: () => server.stop() };
 }
@@ -66,7 +69,7 @@ export function describeRedisBackend(backend: RedisBackend, volume: BackendVolum
     let inspector: Redis | Cluster | undefined;
     before(async function () {
       this.timeout(60_000);
-      target = await startTarget(backend.topology);
+      target = await startTarget(backend);
       connected = await backend.connect(target);
     });
     after(async () => {

@@ -1,7 +1,8 @@
 // The client libraries and topologies the contract runs on, each a RedisBackend
 // (see redis-backend.ts). The files that run them (ioredis.test.ts,
 // iovalkey.test.ts, node-redis.test.ts and, under Bun, runtimes/bun/contract.ts)
-// choose how many random schedules each gets.
+// choose how many random schedules each gets; valkey.test.ts runs some of them on
+// valkey-server (onValkey).
 
 import { Cluster, Redis } from 'ioredis';
 import { Cluster as Cluster6, Redis as Redis6 } from 'ioredis6';
@@ -101,3 +102,14 @@ export const NODE_REDIS_5_RESP3 = nodeRedisBackend(
   (urls) => createClient5({ url: first(urls), RESP: 3 }),
   async (client) => client.destroy(),
 );
+
+/** `backend` on valkey-server (the harness starts Valkey, or uses VALKEY_URL / VALKEY_CLUSTER_URLS): `ioredis 5 (standalone) on Valkey`. */
+export function onValkey(backend: RedisBackend): RedisBackend {
+  return { ...backend, name: `${backend.name} on Valkey`, server: 'valkey' };
+}
+
+/** The clients the contract runs on Valkey (test/contract/valkey.test.ts): ioredis standalone and Cluster, node-redis 5 with RESP3. */
+export const ON_VALKEY = {
+  ioredis: { standalone: onValkey(IOREDIS_5.standalone), cluster: onValkey(IOREDIS_5.cluster) },
+  nodeRedisResp3: onValkey(NODE_REDIS_5_RESP3),
+} as const;

@@ -12,6 +12,10 @@
 // `--cluster-port`, probed free like the client port; a node that cannot bind
 // either port is started again on new ones.
 //
+// A Valkey Cluster the same way: `startRedisCluster({ binary: 'valkey-server' })`
+// starts valkey-server nodes and joins them with valkey-cli; `useValkeyCluster()`
+// is `useRedisCluster()` for Valkey (VALKEY_CLUSTER_URLS, or a cluster started here).
+//
 // Also here: `keySlot` (the slot Redis computes for a key) and `slotOwners`
 // (which master serves which slots), for tests that need to know where a key lives.
 
@@ -24,7 +28,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { findFreeLoopbackPort } from './free-port.js';
-import { startRedisServer, type RedisServer } from './redis-server.js';
+import { startRedisServer, type RedisServer, type ServerBinary } from './redis-server.js';
 
 /** Number of hash slots of a Redis Cluster. */
 export const CLUSTER_SLOTS = 16384;
@@ -66,6 +70,8 @@ export interface StartRedisClusterOptions {
    * `false` the healthy masters keep serving their slots. @default true
    */
   requireFullCoverage?: boolean;
+  /** The nodes' server: `redis-server` (default, joined with redis-cli) or `valkey-server` (joined with valkey-cli). */
+  binary?: ServerBinary;
 }
 
 /** A contiguous range of slots and the master that serves it. */
@@ -83,6 +89,19 @@ export const REDIS_CLI_MISSING_MESSAGE = [
   '  macOS:         brew install redis',
   'or set REDIS_CLUSTER_URLS=redis://127.0.0.1:7000,redis://127.0.0.1:7001 to use a cluster you run (the tests write and delete keys there).',
 ].join('\n');
+
+/** Message of the error thrown when valkey-cli cannot be found on PATH. */
+export const VALKEY_CLI_MISSING_MESSAGE = [
+  'valkey-cli is not installed (not found on PATH), and the Valkey Cluster tests need it to create the cluster.',
+  'It comes with valkey-server (Debian: valkey-tools, a dependency of valkey-server; `npm test` installs both as root on Debian).',
+  'Or set VALKEY_CLUSTER_URLS=redis://127.0.0.1:7000,redis://127.0.0.1:7001 to use a Valkey cluster you run (the tests write and delete keys there).',
+].join('\n');
+
+/** The command-line tool that creates a cluster of each server, and the message when it is missing. */
+const CLUSTER_CLIS: Readonly<Record<ServerBinary, { cli: string; missing: string }>> = {
+  'redis-server': { cli: 'redis-cli', missing: REDIS_CLI_MISSING_MESSAGE },
+  'valkey-server': { cli: 'valkey-cli', missing: VALKEY_CLI_MISSING_MESSAGE },
+};
 
 const DEFAULT_MASTERS = 3;
 const MAX_MASTERS = 16;
@@ -184,15 +203,16 @@ export async function slotOwners(handle: Pick<RedisClusterHandle, 'urls'>): Prom
   throw new AggregateError(errors, `no node of the cluster answered CLUSTER SLOTS (${handle.urls.join(', ')})`);
 }
 
-/** Fails with {@link REDIS_CLI_MISSING_MESSAGE} when redis-cli is not on PATH. */
-async function checkRedisCliInstalled(): Promise<void> {
-  const result = await runRedisCli(['--version'], 5_000);
-  if (result.code !== 0) throw new Error(`redis-cli --version failed (code ${result.code}):\n${result.output}`);
+/** Fails with {@link REDIS_CLI_MISSING_MESSAGE} (or Valkey's) when the cluster's CLI is not on PATH. */
+async function checkRedisCliInstalled(binary: ServerBinary): Promise<void> {
+  const result = await runRedisCli(binary, ['--version'], 5_000);
+  if (result.code !== 0) throw new Error(`${CLUSTER_CLIS[binary].cli} --version failed (code ${result.code}):\n${result.output}`);
 }
 
-/** Runs redis-cli with `args`, SIGKILLing it after `timeoutMs`; resolves with its exit code and output. */
-async function runRedisCli(args: readonly string[], timeoutMs: number): Promise<{ code: number | null; output: string }> {
-  const child = spawn('redis-cli', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs redis-cli (valkey-cli for Valkey) with `args`, SIGKILLing it after `timeoutMs`; resolves with its exit code and output. */
+async function runRedisCli(binary: ServerBinary, args: readonly string[], timeoutMs: number): Promise<{ code: number | null; output: string }> {
+  const { cli, missing } = CLUSTER_CLIS[binary];
+  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   const keep = (chunk: Buffer): void => {
     output = (output + chunk.toString('utf8')).slice(-KEPT_OUTPUT_CHARS);
@@ -205,7 +225,7 @@ async function runRedisCli(args: readonly string[], timeoutMs: number): Promise<
   try {
     await once(child, 'spawn');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(REDIS_CLI_MISSING_MESSAGE, { cause: error });
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(missing, { cause: error });
     throw error;
   }
   const killOnExit = (): void => void child.kill('SIGKILL');
@@ -213,7 +233,7 @@ async function runRedisCli(args: readonly string[], timeoutMs: number): Promise<
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   try {
     const [code, signal] = await exited;
-    if (signal === 'SIGKILL' && code === null) output += `\n(redis-cli killed after ${timeoutMs} ms)`;
+    if (signal === 'SIGKILL' && code === null) output += `\n(${cli} killed after ${timeoutMs} ms)`;
     return { code, output };
   } finally {
     clearTimeout(timer);
@@ -222,12 +242,19 @@ async function runRedisCli(args: readonly string[], timeoutMs: number): Promise<
 }
 
 /** Starts one cluster-enabled node with its own probed-free bus port; retries on new ports if a port was taken. */
-async function startClusterNode(dir: string, index: number, nodeTimeoutMs: number, requireFullCoverage: boolean): Promise<RedisServer> {
+async function startClusterNode(
+  dir: string,
+  index: number,
+  nodeTimeoutMs: number,
+  requireFullCoverage: boolean,
+  binary: ServerBinary = 'redis-server',
+): Promise<RedisServer> {
   let lastError: unknown;
   for (let attempt = 1; attempt <= NODE_START_ATTEMPTS; attempt++) {
     const busPort = await findFreeLoopbackPort();
     try {
       return await startRedisServer({
+        binary,
         extraArgs: [
           '--cluster-enabled',
           'yes',
@@ -276,7 +303,7 @@ async function notReadyReason(url: string, nodes: number, masters: number): Prom
     ];
     const wrong = expected.filter(([field, value]) => info.get(field) !== value);
     const role = (await redis.call('ROLE')) as unknown[];
-    if (role[0] === 'slave' && role[3] !== 'connected') wrong.push(['replication', 'connected']);
+    if ((role[0] === 'slave' || role[0] === 'replica') && role[3] !== 'connected') wrong.push(['replication', 'connected']);
     const reason = wrong.length === 0 ? undefined : wrong.map(([field]) => `${field}:${info.get(field) ?? '?'}`).join(' ');
     return { reason, slotMap };
   });
@@ -305,7 +332,7 @@ async function waitUntilClusterReady(urls: readonly string[], masters: number): 
 function hostPort(url: string): { host: string; port: number } {
   const parsed = new URL(url);
   if (parsed.protocol !== 'redis:' && parsed.protocol !== 'rediss:') {
-    throw new Error(`REDIS_CLUSTER_URLS: expected redis:// or rediss:// URLs, got ${url}`);
+    throw new Error(`REDIS_CLUSTER_URLS / VALKEY_CLUSTER_URLS: expected redis:// or rediss:// URLs, got ${url}`);
   }
   return { host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), port: parsed.port === '' ? 6379 : Number(parsed.port) };
 }
@@ -326,7 +353,8 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
   const replicas = options.replicasPerMaster ?? 0;
   if (!Number.isInteger(replicas) || replicas < 0 || replicas > 2) throw new RangeError(`replicasPerMaster must be 0, 1 or 2, got ${replicas}`);
   const nodeTimeoutMs = options.nodeTimeoutMs ?? NODE_TIMEOUT_MS;
-  await checkRedisCliInstalled();
+  const binary = options.binary ?? 'redis-server';
+  await checkRedisCliInstalled(binary);
 
   const dir = await mkdtemp(join(tmpdir(), 'rwl-redis-cluster-'));
   liveTempDirs.add(dir);
@@ -345,16 +373,20 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
 
   try {
     const outcomes = await Promise.allSettled(
-      Array.from({ length: masters * (1 + replicas) }, (_, i) => startClusterNode(dir, i, nodeTimeoutMs, options.requireFullCoverage ?? true)),
+      Array.from({ length: masters * (1 + replicas) }, (_, i) => startClusterNode(dir, i, nodeTimeoutMs, options.requireFullCoverage ?? true, binary)),
     );
     for (const outcome of outcomes) if (outcome.status === 'fulfilled') started.push(outcome.value);
     const failure = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     if (failure) throw failure.reason;
 
     const addresses = started.map((server) => `${server.host}:${server.port}`);
-    const created = await runRedisCli(['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], CREATE_TIMEOUT_MS);
+    const created = await runRedisCli(
+      binary,
+      ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'],
+      CREATE_TIMEOUT_MS,
+    );
     if (created.code !== 0) {
-      throw new Error(`redis-cli --cluster create ${addresses.join(' ')} failed (code ${created.code}):\n${created.output}`);
+      throw new Error(`${CLUSTER_CLIS[binary].cli} --cluster create ${addresses.join(' ')} failed (code ${created.code}):\n${created.output}`);
     }
     await waitUntilClusterReady(
       started.map((server) => server.url),
@@ -388,8 +420,21 @@ export async function startRedisCluster(options: StartRedisClusterOptions = {}):
  * seconds) and call `stop()` in `after`.
  */
 export async function useRedisCluster(): Promise<RedisClusterHandle> {
-  const external = process.env.REDIS_CLUSTER_URLS;
-  if (external === undefined || external.trim() === '') return startRedisCluster();
+  return useCluster(process.env.REDIS_CLUSTER_URLS, 'redis-server');
+}
+
+/**
+ * The Valkey Cluster a test file should use: the one listed in
+ * VALKEY_CLUSTER_URLS (as REDIS_CLUSTER_URLS) if set, otherwise a 3-master
+ * cluster of valkey-server nodes started with {@link startRedisCluster}.
+ */
+export async function useValkeyCluster(): Promise<RedisClusterHandle> {
+  return useCluster(process.env.VALKEY_CLUSTER_URLS, 'valkey-server');
+}
+
+/** The cluster of `external` (comma-separated URLs), or one of `binary` started here. */
+async function useCluster(external: string | undefined, binary: ServerBinary): Promise<RedisClusterHandle> {
+  if (external === undefined || external.trim() === '') return startRedisCluster({ binary });
   const urls = external
     .split(',')
     .map((url) => url.trim())

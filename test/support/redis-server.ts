@@ -3,6 +3,10 @@
 // without stopping them. `useRedis()` is what test files call: it uses
 // REDIS_URL when the user brings a server, or starts one here.
 //
+// Valkey the same way: `startRedisServer({ binary: 'valkey-server' })` starts
+// valkey-server (8.x: it takes redis-server's arguments), and `useValkey()` is
+// `useRedis()` for Valkey (VALKEY_URL, or a valkey-server started here).
+//
 // A Redis Cluster launcher can live next to this module and build on
 // startRedisServer: each node is a server started with extraArgs such as
 // `--cluster-enabled yes --cluster-config-file <file> --dir <tmpdir>`. A node
@@ -47,7 +51,12 @@ export interface StartRedisServerOptions {
   extraArgs?: string[];
   /** A configuration file, given before every argument (a sentinel needs one it can rewrite). */
   configFile?: string;
+  /** The server to start: `redis-server` (default) or `valkey-server`, found on PATH. */
+  binary?: ServerBinary;
 }
+
+/** The servers this module starts. */
+export type ServerBinary = 'redis-server' | 'valkey-server';
 
 /** What a test file needs from a Redis server, wherever it comes from. */
 export interface UsedRedis {
@@ -64,6 +73,19 @@ export const REDIS_SERVER_MISSING_MESSAGE = [
   'or set REDIS_URL=redis://127.0.0.1:6379 to use a server you run (the tests write and delete keys there).',
 ].join('\n');
 
+/** Message of the error thrown when valkey-server cannot be found on PATH. */
+export const VALKEY_SERVER_MISSING_MESSAGE = [
+  'valkey-server is not installed (not found on PATH), and the Valkey tests need a real Valkey 8 server.',
+  "`npm test` installs it by itself on Debian when run as root (scripts/ensure-valkey-server.mjs, from Debian 12's bookworm-backports);",
+  '`node scripts/ensure-valkey-server.mjs` prints the exact commands for this machine otherwise. macOS: brew install valkey.',
+  'Or set VALKEY_URL=redis://127.0.0.1:6380 to use a Valkey server you run (the tests write and delete keys there).',
+].join('\n');
+
+const MISSING_MESSAGES: Readonly<Record<ServerBinary, string>> = {
+  'redis-server': REDIS_SERVER_MISSING_MESSAGE,
+  'valkey-server': VALKEY_SERVER_MISSING_MESSAGE,
+};
+
 const READY_TIMEOUT_MS = 5_000;
 const READY_POLL_INTERVAL_MS = 25;
 const READY_PING_TIMEOUT_MS = 250;
@@ -78,8 +100,9 @@ process.on('exit', () => {
   for (const child of runningChildren) child.kill('SIGKILL');
 });
 
-/** A spawned redis-server with its exit promise and the tail of its stdout/stderr. */
+/** A spawned redis-server (or valkey-server) with its exit promise and the tail of its stdout/stderr. */
 interface LaunchedProcess {
+  binary: ServerBinary;
   child: ChildProcess;
   exited: Promise<void>;
   output(): string;
@@ -120,30 +143,30 @@ async function settlesWithin(promise: Promise<void>, ms: number): Promise<boolea
   }
 }
 
-async function spawnRedisServer(args: readonly string[]): Promise<LaunchedProcess> {
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+async function spawnRedisServer(binary: ServerBinary, args: readonly string[]): Promise<LaunchedProcess> {
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const output = captureOutput(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
     await once(child, 'spawn');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(REDIS_SERVER_MISSING_MESSAGE, { cause: error });
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error(MISSING_MESSAGES[binary], { cause: error });
     throw error;
   }
   runningChildren.add(child);
   void exited.then(() => runningChildren.delete(child));
-  return { child, exited, output };
+  return { binary, child, exited, output };
 }
 
 /** Stops the process: SIGTERM (after SIGCONT, in case it is paused), SIGKILL after the grace period. */
-async function terminate({ child, exited }: LaunchedProcess): Promise<void> {
+async function terminate({ binary, child, exited }: LaunchedProcess): Promise<void> {
   if (!hasExited(child)) {
     child.kill('SIGCONT'); // a stopped process would not act on SIGTERM until continued
     child.kill('SIGTERM');
     if (!(await settlesWithin(exited, STOP_GRACE_MS))) child.kill('SIGKILL');
   }
   if (!(await settlesWithin(exited, KILL_WAIT_MS))) {
-    throw new Error(`redis-server (pid ${child.pid}) did not exit after SIGKILL`);
+    throw new Error(`${binary} (pid ${child.pid}) did not exit after SIGKILL`);
   }
 }
 
@@ -151,7 +174,7 @@ async function earlyExitError(launched: LaunchedProcess, port: number): Promise<
   await delay(50); // let the last of its output arrive
   const { exitCode, signalCode } = launched.child;
   const output = launched.output();
-  const message = `redis-server on port ${port} exited early (code ${exitCode}, signal ${signalCode}):\n${output}`;
+  const message = `${launched.binary} on port ${port} exited early (code ${exitCode}, signal ${signalCode}):\n${output}`;
   return /address already in use/i.test(output) ? new PortTakenError(message) : new Error(message);
 }
 
@@ -165,11 +188,11 @@ async function waitUntilReady(launched: LaunchedProcess, port: number): Promise<
     await delay(READY_POLL_INTERVAL_MS);
   }
   await terminate(launched);
-  throw new Error(`redis-server on port ${port} did not answer PING within ${READY_TIMEOUT_MS} ms:\n${launched.output()}`);
+  throw new Error(`${launched.binary} on port ${port} did not answer PING within ${READY_TIMEOUT_MS} ms:\n${launched.output()}`);
 }
 
-async function launchUntilReady(port: number, args: readonly string[]): Promise<LaunchedProcess> {
-  const launched = await spawnRedisServer(args);
+async function launchUntilReady(binary: ServerBinary, port: number, args: readonly string[]): Promise<LaunchedProcess> {
+  const launched = await spawnRedisServer(binary, args);
   await waitUntilReady(launched, port);
   return launched;
 }
@@ -197,7 +220,7 @@ class LocalRedisServer implements RedisServer {
   async kill(): Promise<void> {
     if (hasExited(this.launched.child)) return;
     this.launched.child.kill('SIGKILL');
-    if (!(await settlesWithin(this.launched.exited, KILL_WAIT_MS))) throw new Error(`redis-server (pid ${this.pid}) did not exit after SIGKILL`);
+    if (!(await settlesWithin(this.launched.exited, KILL_WAIT_MS))) throw new Error(`${this.launched.binary} (pid ${this.pid}) did not exit after SIGKILL`);
   }
 
   pause(): void {
@@ -210,32 +233,33 @@ class LocalRedisServer implements RedisServer {
 
   async restart(): Promise<void> {
     await this.stop();
-    this.launched = await launchUntilReady(this.port, this.args);
+    this.launched = await launchUntilReady(this.launched.binary, this.port, this.args);
   }
 
   private signalRunning(signal: NodeJS.Signals): void {
-    if (hasExited(this.launched.child)) throw new Error(`redis-server on port ${this.port} is not running`);
+    if (hasExited(this.launched.child)) throw new Error(`${this.launched.binary} on port ${this.port} is not running`);
     this.launched.child.kill(signal);
   }
 }
 
 /**
- * Starts `redis-server` on a free 127.0.0.1 port and resolves once it answers
+ * Starts `redis-server` (or `options.binary`) on a free 127.0.0.1 port and resolves once it answers
  * PING. Retries on another port if the chosen one gets taken before the bind.
- * Throws (never skips) if redis-server is not installed, exits early, or does
+ * Throws (never skips) if the server is not installed, exits early, or does
  * not answer within 5 s; the error includes the server's output.
  */
 export async function startRedisServer(options: StartRedisServerOptions = {}): Promise<RedisServer> {
+  const binary = options.binary ?? 'redis-server';
   for (let attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
     const port = await findFreeLoopbackPort();
     const args = [...(options.configFile === undefined ? [] : [options.configFile]), ...redisServerArgs(port, options.extraArgs)];
     try {
-      return new LocalRedisServer(port, args, await launchUntilReady(port, args));
+      return new LocalRedisServer(port, args, await launchUntilReady(binary, port, args));
     } catch (error) {
       if (!(error instanceof PortTakenError) || attempt === PORT_ATTEMPTS) throw error;
     }
   }
-  throw new Error(`redis-server could not bind a free port in ${PORT_ATTEMPTS} attempts`);
+  throw new Error(`${binary} could not bind a free port in ${PORT_ATTEMPTS} attempts`);
 }
 
 /**
@@ -247,5 +271,17 @@ export async function useRedis(): Promise<UsedRedis> {
   const externalUrl = process.env.REDIS_URL;
   if (externalUrl) return { url: externalUrl, stop: async () => {} };
   const server = await startRedisServer();
+  return { url: server.url, stop: () => server.stop() };
+}
+
+/**
+ * The Valkey server a test file should use: VALKEY_URL if set (its stop() does
+ * nothing), otherwise a valkey-server started with {@link startRedisServer}.
+ * Call it in a mocha `before` and call `stop()` in `after`.
+ */
+export async function useValkey(): Promise<UsedRedis> {
+  const externalUrl = process.env.VALKEY_URL;
+  if (externalUrl) return { url: externalUrl, stop: async () => {} };
+  const server = await startRedisServer({ binary: 'valkey-server' });
   return { url: server.url, stop: () => server.stop() };
 }
