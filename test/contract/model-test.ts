@@ -293,9 +293,11 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
       for (const id of IDS) await limiter.clear(id);
     }
     expect(steps).to.be.greaterThan(schedules * 10);
-    expect(byTiming['two clocks'], 'decisions with clocks 2 s apart').to.be.greaterThan(schedules * 2);
-    expect(byTiming['steps back'], 'decisions with a clock that steps back').to.be.greaterThan(schedules);
-    expect(byTiming.late, 'decisions late by up to the timeout, out of stamp order').to.be.greaterThan(schedules * 2);
+    // Each timing is drawn for a fifth to a quarter of the schedules: on a run of 60 schedules that is 12 to 15, give or
+    // take 3, so the floors below leave room for chance (about half what a run draws on average).
+    expect(byTiming['two clocks'], 'decisions with clocks 2 s apart').to.be.greaterThan(schedules);
+    expect(byTiming['steps back'], 'decisions with a clock that steps back').to.be.greaterThan(schedules / 2);
+    expect(byTiming.late, 'decisions late by up to the timeout, out of stamp order').to.be.greaterThan(schedules);
     if (capabilities.actionIds) expect(byOperation.undo, 'undos').to.be.greaterThan(schedules / 2);
     if (costs) {
       expect(costDecisions, 'decisions on cost limiters').to.be.greaterThan(schedules * 3);
