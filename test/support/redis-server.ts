@@ -86,7 +86,8 @@ const MISSING_MESSAGES: Readonly<Record<ServerBinary, string>> = {
   'valkey-server': VALKEY_SERVER_MISSING_MESSAGE,
 };
 
-const READY_TIMEOUT_MS = 5_000;
+// A server loading an append-only file on a loaded machine has taken 7 s to answer; a dead one exits, and is caught at once.
+const READY_TIMEOUT_MS = 20_000;
 const READY_POLL_INTERVAL_MS = 25;
 const READY_PING_TIMEOUT_MS = 250;
 const STOP_GRACE_MS = 3_000;
