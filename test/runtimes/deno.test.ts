@@ -3,13 +3,19 @@
 // the Deno binary of the `deno` dev dependency runs test/runtimes/deno/smoke.ts
 // and hono-smoke.ts there, their imports of src/ rewritten to the package's
 // entries (resolved through the project's node_modules, where Hono is this
-// repository's copy, linked; `--cached-only`: nothing is fetched).
+// repository's copy, linked; `--cached-only`: nothing is fetched). And the
+// whole behavioural contract (test/runtimes/deno/contract.ts: memory, ioredis,
+// iovalkey, node-redis 5 and @upstash/redis through the test endpoint, each
+// also with batch: true) with mocha's API (run-mocha.ts), in this repository
+// (its node_modules), an import map sending src/index.js to the installed
+// package and the rest of src/ nowhere; on a redis-server started here (REDIS_URL).
 
 import { expect } from 'chai';
 import { readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { cleanEnv, REPO, run } from '../support/packed-package.js';
+import { useRedis } from '../support/redis-server.js';
 import { useRuntimeProject, type RuntimeProject } from '../support/runtime-binary.js';
 
 /** The package's entry for each file of src/ the smoke tests import. */
@@ -26,6 +32,16 @@ async function runSmoke({ binary, directory, root }: RuntimeProject, file: strin
   writeFileSync(join(directory, file), smoke);
   const env = cleanEnv({ DENO_DIR: join(root, 'deno-dir'), DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1' });
   return JSON.parse(await run(binary.path, ['run', '--no-prompt', '--cached-only', file], directory, { env }));
+}
+
+/** The runner's closing line (test/runtimes/deno/run-mocha.ts). */
+interface DenoResult {
+  readonly runtime: string;
+  readonly library: string;
+  readonly passes: number;
+  readonly failures: number;
+  readonly pending: number;
+  readonly suites: readonly string[];
 }
 
 describe('under Deno', function () {
@@ -54,6 +70,45 @@ describe('under Deno', function () {
       });
     } finally {
       unlinkSync(hono); // the link, before the project is removed
+    }
+  });
+
+  it('passes the contract with the installed package: memory, ioredis, iovalkey, node-redis 5 and @upstash/redis (each also with batch: true)', async function () {
+    this.timeout(480_000);
+    const { binary, directory, root } = project();
+    const src = pathToFileURL(join(REPO, 'src')).href;
+    const importMap = join(root, 'deno-contract-import-map.json');
+    const imports = {
+      [`${src}/index.js`]: installed('index.js'),
+      [`${src}/http/hono/hono-middleware.js`]: installed('http/hono/hono-middleware.js'),
+      [`${src}/`]: pathToFileURL(join(directory, 'src-is-not-loaded-under-deno')).href + '/',
+    };
+    writeFileSync(importMap, JSON.stringify({ imports }, null, 2));
+    const redis = await useRedis();
+    try {
+      const env = cleanEnv({ DENO_DIR: join(root, 'deno-dir'), DENO_NO_UPDATE_CHECK: '1', NO_COLOR: '1', REDIS_URL: redis.url });
+      const args = ['run', '-A', '--no-prompt', '--cached-only', '--unstable-sloppy-imports', '--import-map', importMap];
+      const output = await run(binary.path, [...args, 'test/runtimes/deno/run-mocha.ts', 'test/runtimes/deno/contract.ts'], REPO, { env, timeoutMs: 420_000 });
+      const line = output.split('\n').find((candidate) => candidate.startsWith('RESULT '));
+      expect(line, `the runner's closing line, in:\n${output.slice(-3000)}`).to.be.a('string');
+      const result = JSON.parse((line as string).slice('RESULT '.length)) as DenoResult;
+      expect(result.runtime).to.equal(binary.version.replace(/^deno (\S+).*$/, 'deno $1'));
+      expect(result.library, 'the library came from the installed package').to.equal(installed('index.js'));
+      expect(result).to.include({ failures: 0, pending: 0 });
+      expect(result.passes).to.be.above(500);
+      expect(result.suites).to.deep.equal([
+        'RollingRateLimiter contract on the in-memory store',
+        'RateLimiterStack contract on the in-memory store',
+        'action ids and undo on the in-memory store',
+        'costs on the in-memory store',
+        'real Redis through ioredis 5 (standalone)',
+        'real Redis through iovalkey (standalone)',
+        'real Redis through node-redis 5 (standalone)',
+        'real Redis through @upstash/redis (HTTP)',
+      ]);
+      console.log(`      ${result.passes} contract tests passed under ${result.runtime}`);
+    } finally {
+      await redis.stop();
     }
   });
 });

@@ -26,7 +26,7 @@ for (const backend of [IOREDIS_5.standalone, IOVALKEY.standalone, NODE_REDIS_5.s
   describeRedisBackend(backend, { modelSchedules: 150, stackSchedules: 80, batchSchedules: 80 });
 }
 // Every scenario, fewer schedules: what is in question under Bun is GLIDE's native core, not the decisions.
-describeRedisBackend(GLIDE_STANDALONE, { modelSchedules: 60, stackSchedules: 40, batchSchedules: 60 });
+describeRedisBackend(GLIDE_STANDALONE, { modelSchedules: 120, stackSchedules: 60, batchSchedules: 100 });
 
 interface BunRedisClient {
   send(command: string, args: string[]): Promise<unknown>;

@@ -1,0 +1,54 @@
+// Bundles a file for a runtime with web APIs only (workerd without
+// `nodejs_compat`, Vercel's edge runtime) with esbuild, as a user's build step
+// would: everything it imports (the library's src/, chai, @upstash/redis,
+// Hono) is in the bundle, resolved with the runtime's export conditions, and
+// an import of any Node built-in fails the build, naming who imports it.
+
+import { build, type Plugin } from 'esbuild';
+import { builtinModules } from 'node:module';
+
+const NODE_BUILTIN = new RegExp(`^(node:.*|(${builtinModules.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(/.*)?)$`);
+
+/** Refuses every Node built-in: the runtimes bundled for here have none. */
+const noNodeBuiltins: Plugin = {
+  name: 'no-node-builtins',
+  setup(bundle) {
+    bundle.onResolve({ filter: NODE_BUILTIN }, ({ path, importer }) => ({
+      errors: [{ text: `${path}, a Node built-in, imported by ${importer}: the runtime has no Node built-ins` }],
+    }));
+  },
+};
+
+/** How to bundle. */
+export interface WebBundleOptions {
+  /** `esm` for a module Worker, `iife` for the edge runtime's script. */
+  readonly format: 'esm' | 'iife';
+  /** The export conditions the runtime's bundler uses (wrangler: workerd, worker, browser; Next.js on the edge: edge-light, worker, browser). */
+  readonly conditions: readonly string[];
+  /** Module names to replace with files, as a user's framework provides them (e.g. `next/server`). */
+  readonly alias?: Readonly<Record<string, string>>;
+  /** For `iife`: the global the entry's exports are put in. */
+  readonly globalName?: string;
+}
+
+/** The bundled code of `entry`. */
+export async function bundleForWeb(entry: string, { format, conditions, alias, globalName }: WebBundleOptions): Promise<string> {
+  const result = await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'neutral',
+    mainFields: ['module', 'main'],
+    conditions: [...conditions],
+    format,
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+    sourcemap: false,
+    ...(alias === undefined ? {} : { alias: { ...alias } }),
+    ...(globalName === undefined ? {} : { globalName }),
+    // The model tests read MODEL_SCHEDULES and MODEL_SEED from process.env on Node; there is no process here.
+    define: { 'process.env.MODEL_SCHEDULES': 'undefined', 'process.env.MODEL_SEED': 'undefined' },
+    plugins: [noNodeBuiltins],
+  });
+  return result.outputFiles[0]!.text;
+}
