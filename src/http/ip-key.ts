@@ -3,10 +3,41 @@
 // (often a /56) and can send from any address in it, so an IPv6 address is
 // reduced to its prefix; an IPv4-mapped IPv6 address (`::ffff:203.0.113.7`,
 // what a dual-stack socket reports for an IPv4 client) is read as the IPv4
-// address it carries. Written with `node:net` alone: no dependency.
+// address it carries. Written with web-standard APIs alone (the WHATWG URL
+// parser tells a valid IPv6 address), so that it runs where `node:net` does
+// not (Cloudflare Workers, Vercel's edge runtime): no dependency.
 
-import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { either, integer, oneOf, optional, type Check } from '../core/check.js';
+
+/** A dotted-quad IPv4 address, as `node:net`'s `isIPv4` reads one: four numbers from 0 to 255, without leading zeros. */
+const IPV4 = /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
+/** Whether `text` is an IPv4 address in dotted-quad form. */
+function isIPv4(text: string): boolean {
+  return IPV4.test(text);
+}
+
+/**
+ * Whether `text` is an IPv6 address (with an optional zone index, `fe80::1%eth0`, as `node:net` takes it): the URL
+ * parser, which every runtime has, reads the address itself, embedded IPv4 tail and `::` included.
+ */
+function isIPv6(text: string): boolean {
+  const percent = text.indexOf('%');
+  const address = percent < 0 ? text : text.slice(0, percent);
+  if (percent >= 0 && !/^[0-9A-Za-z.:-]+$/.test(text.slice(percent + 1))) return false;
+  if (!address.includes(':') || !/^[0-9A-Fa-f:.]+$/.test(address)) return false;
+  try {
+    new URL(`http://[${address}]/`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `text` is an IPv4 or IPv6 address. */
+function isIP(text: string): boolean {
+  return isIPv4(text) || isIPv6(text);
+}
 
 /**
  * How much of an IPv6 address identifies one client: a prefix length from 32
@@ -34,7 +65,7 @@ export const ipv6SubnetOption: Check<Ipv6Subnet> = optional(
  * address, with or without a port.
  */
 export function ipWithoutPort(address: string): string | undefined {
-  if (isIP(address) !== 0) return address;
+  if (isIP(address)) return address;
   const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(address)?.[1];
   if (bracketed !== undefined) return isIPv6(bracketed) ? bracketed : undefined;
   const dotted = /^([\d.]+):\d{1,5}$/.exec(address)?.[1];

@@ -2,11 +2,11 @@
 // addresses read as IPv4, cross-checked against express-rate-limit's own
 // ipKeyGenerator (a dev dependency) and Node's BlockList on random addresses.
 
-import { BlockList, isIPv4 } from 'node:net';
+import { BlockList, isIP, isIPv4 } from 'node:net';
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { ipKeyGenerator } from 'express-rate-limit';
-import { ipKey, ipv6SubnetOption } from '../../src/http/ip-key.js';
+import { ipKey, ipv6SubnetOption, ipWithoutPort } from '../../src/http/ip-key.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../../src/index.js';
 
 describe('ipKey', () => {
@@ -65,6 +65,66 @@ describe('ipKey', () => {
         expect(ipKey(a, subnet) === ipKey(b, subnet), `${a} and ${b} in one /${subnet}`).to.equal(block.check(b, 'ipv6'));
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('ipWithoutPort and the IP checks behind it', () => {
+  // The library reads addresses without `node:net` (it runs on Workers and the edge runtime); Node's own isIP is the oracle here.
+  const tricky = [
+    '203.0.113.7',
+    '0.0.0.0',
+    '255.255.255.255',
+    '256.1.1.1',
+    '01.2.3.4',
+    '1.2.3',
+    '1.2.3.4.5',
+    '0x7f.0.0.1',
+    '1.2.3.04',
+    ' 1.2.3.4',
+    '::',
+    '::1',
+    '1::',
+    '2001:db8::1',
+    '2001:DB8:0:0:8:800:200C:417A',
+    '2001:db8:0:0:8:800:200c:417a:1',
+    '2001:db8::8::1',
+    '00001::',
+    '::ffff:203.0.113.7',
+    '::ffff:203.0.113.07',
+    '::ffff:256.0.113.7',
+    '1:2:3:4:5:6:1.2.3.4',
+    '1:2:3:4:5:6:7:1.2.3.4',
+    'fe80::1%eth0',
+    'fe80::1%',
+    'fe80::1%en 0',
+    'fe80::1%25',
+    ':1',
+    '1:',
+    ':::',
+    'g::1',
+    '[::1]',
+    '',
+    'localhost',
+  ];
+
+  it('reads an address as Node does, on tricky inputs', () => {
+    for (const text of tricky) expect(ipWithoutPort(text) === text, text).to.equal(isIP(text) !== 0);
+  });
+
+  it('reads random IPv6 and IPv4 texts as Node does', () => {
+    const group = fc.integer({ min: 0, max: 0xffff }).map((n) => n.toString(16));
+    const ipv6 = fc
+      .array(group, { minLength: 1, maxLength: 9 })
+      .chain((groups) =>
+        fc
+          .integer({ min: -1, max: groups.length })
+          .map((at) => (at < 0 ? groups.join(':') : `${groups.slice(0, at).join(':')}::${groups.slice(at).join(':')}`)),
+      );
+    const ipv4 = fc.array(fc.integer({ min: 0, max: 300 }), { minLength: 3, maxLength: 5 }).map((parts) => parts.join('.'));
+    fc.assert(
+      fc.property(fc.oneof(ipv6, ipv4, fc.string({ maxLength: 12 })), (text) => (ipWithoutPort(text) === text) === (isIP(text) !== 0)),
+      { numRuns: 5_000 },
     );
   });
 });
