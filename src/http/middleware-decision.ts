@@ -52,7 +52,7 @@ export interface RequestCost {
 
 /**
  * A request's decision as the middleware leaves it for later handlers (Express: `res.locals.rateLimit`, Hono:
- * `c.get('rateLimit')`) and hands to its callbacks: the limiter's info (a {@link StackRateLimitInfo} for a stack),
+ * `c.get('rateLimit')`) and hands to its callbacks: the limiter's info (a `StackRateLimitInfo` for a stack),
  * with the request's {@link RequestCost}.
  */
 export type RequestRateLimit<Limiter extends HttpRateLimiter = HttpRateLimiter> = InfoOf<Limiter> & RequestCost;
