@@ -12,8 +12,10 @@
 //     repository's tsc against the installed .d.ts files (skipLibCheck off),
 //     including test/types/public-api.ts rewritten to import the package by
 //     name, then compiled and run, with a Hono app limited by `/hono`.
-// Also: the tarball holds dist/, README.md, CHANGELOG.md, LICENSE and
-// package.json, and nothing else. Temp directories are removed afterwards.
+// Also: the tarball holds dist/esm and dist/cjs (every file package.json names
+// among them; no maps, tests or build info), README.md, CHANGELOG.md, LICENSE
+// and package.json, and nothing else; its version is the CHANGELOG's newest
+// release, under an empty [Unreleased]. Temp directories are removed afterwards.
 
 import { expect } from 'chai';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
@@ -246,8 +248,42 @@ describe('the packed package, installed in throwaway projects', function () {
       expect(entries, `dist/esm/${file}`).to.include(`package/dist/esm/${file}`);
       expect(entries, `dist/cjs/${file}`).to.include(`package/dist/cjs/${file}`);
     }
+    // Every file package.json points at (exports, typesVersions, main, module, types) is in the tarball.
+    const manifest = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const targets = (value: unknown): string[] =>
+      typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value).flatMap(targets) : [];
+    const named = targets([manifest['exports'], manifest['typesVersions'], manifest['main'], manifest['module'], manifest['types']]);
+    expect(named.length).to.be.above(30);
+    for (const file of named) expect(entries, file).to.include(`package/${file.replace(/^\.\//, '')}`);
     expect(entries).to.include('package/dist/cjs/package.json');
-    expect(entries.filter((entry) => /\.test\.|\/test\/|\/src\/|\.tsbuildinfo$/.test(entry))).to.deep.equal([]);
+    expect(
+      entries.filter((entry) => !/^package\/dist\/(esm|cjs)\//.test(entry) && entry.startsWith('package/dist/')),
+      'only dist/esm and dist/cjs',
+    ).to.deep.equal([]);
+    expect(entries.filter((entry) => /\.test\.|\/test\/|\/src\/|\/bench\/|\/examples\/|\.map$|\.tsbuildinfo$|\.tgz$/.test(entry))).to.deep.equal([]);
+  });
+
+  it("is the CHANGELOG's newest release, with an empty Unreleased section on top", async () => {
+    // Read from an installed copy: what a user finds in node_modules.
+    const installed = join(await setup('cjs'), 'node_modules', 'rolling-window-limiter');
+    const { version } = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8')) as { version: string };
+    const changelog = readFileSync(join(installed, 'CHANGELOG.md'), 'utf8');
+    const headings = [...changelog.matchAll(/^## (.*)$/gm)].map((match) => match[1]);
+    expect(headings[0], 'the first heading').to.equal('[Unreleased]');
+    expect(
+      changelog.slice(changelog.indexOf('## [Unreleased]') + '## [Unreleased]'.length, changelog.indexOf(`## ${headings[1]}`)).trim(),
+      'nothing unreleased',
+    ).to.equal('');
+    const releases = headings.slice(1).map((heading) => /^\[(\d+)\.(\d+)\.(\d+)\] - (\d{4}-\d{2}-\d{2})$/.exec(heading ?? ''));
+    expect(releases.every(Boolean), `release headings read "## [x.y.z] - YYYY-MM-DD": ${headings.join(' | ')}`).to.equal(true);
+    expect(`${releases[0]?.[1]}.${releases[0]?.[2]}.${releases[0]?.[3]}`, "package.json's version").to.equal(version);
+    const order = releases.map((release) => [Number(release?.[1]), Number(release?.[2]), Number(release?.[3])] as const);
+    for (let i = 1; i < order.length; i++) {
+      const [newer, older] = [order[i - 1], order[i]];
+      const newerFirst = newer && older && (newer[0] - older[0] || newer[1] - older[1] || newer[2] - older[2]) > 0;
+      expect(newerFirst, `${headings[i]} comes after ${headings[i + 1]}`).to.equal(true);
+      expect((releases[i - 1]?.[4] ?? '') >= (releases[i]?.[4] ?? ''), `${headings[i]} is dated no earlier than ${headings[i + 1]}`).to.equal(true);
+    }
   });
 
   /**
