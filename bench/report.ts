@@ -8,7 +8,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Contender } from './contenders.js';
 import { BYTES_MAXIMA } from './footprint.js';
-import { COST_BATCHES, COST_KINDS, COST_LABELS, COST_WORKLOAD, costCell } from './redis-cost.js';
+import { COST_BATCHES, COST_KINDS, COST_LABELS, COST_WORKLOAD, costCell, WAIT_CASES, waitCell, type WaitCaseId } from './redis-cost.js';
 import { median, SCENARIOS } from './measure.js';
 import { evaluateTargets, type BenchData, type TargetResult } from './targets.js';
 import type { ThroughputRecord } from './throughput.js';
@@ -140,6 +140,24 @@ function tables(results: BenchResults, targets: readonly TargetResult[]): Table[
         )
         .filter((row) => row.slice(2).some((value) => value !== '')),
       note: `INFO commandstats usec of EVALSHA / decisions, each contender on a redis-server of its own: ${COST_WORKLOAD.ids.toLocaleString('en-US')} ids visited ${COST_WORKLOAD.visits} times, max ${COST_WORKLOAD.rules.maxInInterval} per minute, ${COST_WORKLOAD.inFlight} calls in flight, the calls encoded before the clock starts. The instructions behind these: npm run bench:instructions.`,
+    },
+    {
+      title:
+        "Cost tiers: Redis's time per attempt where the wait walks or W(S) reads records kept for calls in flight, and the key after (µs, median of rounds)",
+      headers: ['case', 'µs', 'against', 'members', 'bytes: sorted set', 'bytes: weights'],
+      rows: (Object.keys(WAIT_CASES) as WaitCaseId[])
+        .filter((id) => results.footprint[waitCell(id)] !== undefined)
+        .map((id) => {
+          const { label, versus } = WAIT_CASES[id] as { label: string; versus?: WaitCaseId };
+          const us = (of: WaitCaseId): number => Number(results.footprint[waitCell(of)]);
+          return [
+            `${label} (${id})`,
+            fixed(1)(us(id)),
+            versus === undefined ? '' : `${ratioText(us(id) / us(versus))} ${versus}`,
+            ...['members', 'bytes', 'weights-bytes'].map((figure) => footprint(results, waitCell(id, figure), integer)),
+          ];
+        }),
+      note: 'One key written with ZADD and HSET, then the same attempt sent again and again over ioredis, one call per attempt, on a redis-server of its own; INFO commandstats usec of EVALSHA / attempts; members and MEMORY USAGE (SAMPLES 0) of the key and its weights once the attempts are done. The instructions behind these: npm run bench:instructions -- wait.',
     },
     {
       title: 'In memory: decisions per second (median of runs), latency, heap',

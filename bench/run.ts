@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { closeClients, CONTENDERS, openClients } from './contenders.js';
 import { measureFootprint, measureHeap } from './footprint.js';
-import { measureRedisTime } from './redis-cost.js';
+import { measureRedisTime, measureWaitTime } from './redis-cost.js';
 import { SCENARIOS } from './measure.js';
 import { describeMachine, RESULTS_DIR, writeReport, type BenchResults } from './report.js';
 import { measuringOrder } from './targets.js';
@@ -22,7 +22,8 @@ const USAGE = `npm run bench -- [--quick] [--runs N] [--only TEXT] [--duration M
   --quick        short measurements, for a smoke run
   --runs N       repeat the throughput measurements N times (default 1)
   --only TEXT    only contenders and measurements whose name contains TEXT
-                 (contender ids, scenario ids, or bytes, keys, heap, redis-time)
+                 (contender ids, scenario ids, or bytes, keys, heap, redis-time,
+                 cost-wait)
   --duration MS  one throughput measurement, in ms (default 2000)
   --rebuild      rewrite latest.md and latest.svg from latest.json, measuring nothing`;
 
@@ -93,6 +94,10 @@ async function bench(server: RedisServer): Promise<void> {
     if (selected('redis-time')) {
       log('\nRedis time per decision: the decide script and the sliding-log floor on calls encoded beforehand, a redis-server each');
       Object.assign(footprint, await measureRedisTime(flags.quick ? 1 : 3, log));
+    }
+    if (selected('cost-wait')) {
+      log("\nCost tiers: a blocked attempt's walk, W(S) with records kept for calls in flight, a key at its budget; one key per case, a redis-server each");
+      Object.assign(footprint, await measureWaitTime(flags.quick ? 1 : 3, log));
     }
 
     const measured = new Set([...throughput.map((r) => r.contender), ...Object.keys(footprint).map((key) => key.split(' ')[0])]);

@@ -154,6 +154,56 @@ export const TARGETS: readonly TargetRow[] = [
     b: 'sliding-log@{client} redis-us-1',
     info: true,
   },
+  // Costs: a weighted decision against a plain one and the floor, on the same workload (redis-cost.ts).
+  {
+    name: 'Redis time per decision, cost tier / plain decide script, one call per decision, {client}',
+    a: 'decide-cost@{client} redis-us-1',
+    b: 'decide-script@{client} redis-us-1',
+    info: true,
+  },
+  {
+    name: 'Redis time per decision, cost tier / plain decide script, calls of 32, {client}',
+    a: 'decide-cost@{client} redis-us-32',
+    b: 'decide-script@{client} redis-us-32',
+    info: true,
+  },
+  {
+    name: 'Redis time per decision, cost tier / sliding-log floor, one call per decision, {client}',
+    a: 'decide-cost@{client} redis-us-1',
+    b: 'sliding-log@{client} redis-us-1',
+    info: true,
+  },
+  {
+    name: 'Redis time per decision, cost tier / sliding-log floor, calls of 32, {client}',
+    a: 'decide-cost@{client} redis-us-32',
+    b: 'sliding-log@{client} redis-us-32',
+    info: true,
+  },
+  {
+    name: 'Redis time per decision, cost tier (countBlocked true) / default path, one call per decision, {client}',
+    a: 'decide-cost-cb@{client} redis-us-1',
+    b: 'decide-script-cb@{client} redis-us-1',
+    info: true,
+  },
+  {
+    name: 'Redis time per decision, RPM + TPM stack / stack of two action tiers, one call per decision, {client}',
+    a: 'decide-rpm-tpm@{client} redis-us-1',
+    b: 'decide-stack2@{client} redis-us-1',
+    info: true,
+  },
+  {
+    name: 'Redis time per decision, RPM + TPM stack / stack of two action tiers, calls of 32, {client}',
+    a: 'decide-rpm-tpm@{client} redis-us-32',
+    b: 'decide-stack2@{client} redis-us-32',
+    info: true,
+  },
+  {
+    name: 'members per key, 200k-token tier at its budget, calls of 1,000 / 200',
+    a: 'decide-wait@ioredis steady-200k members',
+    b: 200,
+    max: 1.1,
+    info: true,
+  },
   // The same in the throughput cells, where a contender whose client works harder also slows redis-server down (two
   // cores, and commandstats counts the time a command waited for the CPU).
   {
