@@ -79,36 +79,6 @@ local function scoreAt(key, rank)
   return pair[2] and pair[2] + 0 or -1
 end
 
--- Whether a member is an action's record: '+' (admitted) or '-' (blocked). Any other ('=' included) never changes.
-local function isAction(member)
-  local first = string.byte(member)
-  return first == 43 or first == 45
-end
-
--- Removes members from a key (a sorted set, or a hash with command 'HDEL'), 500 at a time.
-local function removeAll(command, from, members)
-  for j = 1, #members, 500 do call(command, from, unpack(members, j, math.min(j + 499, #members))) end
-end
-
--- The weights of members, in order, as numbers (0 where one has none), from a cost tier's weights.
-local function weightsOf(weights, members)
-  local values = {}
-  for j = 1, #members, 500 do
-    local chunk = call('HMGET', weights, unpack(members, j, math.min(j + 499, #members)))
-    for m = 1, #chunk do values[j + m - 1] = tonumber(chunk[m]) or 0 end
-  end
-  return values
-end
-
--- Forgets members of a cost tier's weights: their fields, and their part of the total.
-local function unweigh(weights, members)
-  if #members == 0 then return end
-  local gone = 0
-  for _, weight in ipairs(weightsOf(weights, members)) do gone = gone + weight end
-  removeAll('HDEL', weights, members)
-  if gone ~= 0 then call('HINCRBY', weights, 'total', format('%d', -gone)) end
-end
-
 -- The flood bound (docs/semantics.md, "Memory per key"), after a write that left count records in the window
 -- (more than max): keep what a later decision could still tell apart, whatever is undone or cleared later: every
 -- admitted action, the newest max records without an action id, and the blocked actions newer than the max-th
@@ -124,6 +94,13 @@ local function floodBound(key, actions, max, count)
   -- At least this many records carry no action id (the companion holds a copy of every one that does).
   local excess = count - actionCount - max
   if excess < 0 then return end
+  local function isAction(member)
+    local first = string.byte(member)
+    return first == 43 or first == 45 -- '+' or '-'
+  end
+  local function removeAll(from, members)
+    for j = 1, #members, 500 do call('ZREM', from, unpack(members, j, math.min(j + 499, #members))) end
+  end
   -- From the oldest: the first excess records without an action id go; the next one is the floor.
   local doomed, floor, start = {}, nil, 0
   while floor == nil do
@@ -137,62 +114,147 @@ local function floodBound(key, actions, max, count)
     start = start + #chunk / 2
   end
   if floor == nil then return end
-  removeAll('ZREM', key, doomed)
+  removeAll(key, doomed)
   local blocked = {}
   for _, member in ipairs(call('ZRANGEBYSCORE', actions, '-inf', floor)) do
     if string.byte(member) == 45 then blocked[#blocked + 1] = member end
   end
   if #blocked > 0 then
-    removeAll('ZREM', key, blocked)
-    removeAll('ZREM', actions, blocked)
+    removeAll(key, blocked)
+    removeAll(actions, blocked)
   end
 end
 
--- The flood bound of a tier that counts cost: the same rule with weights. From the newest, the records without an
--- action id until they weigh max: the last of them is the floor; the records without an action id older than it
--- go, and the blocked actions at or before its stamp. Those records are never undone or settled, so every window
--- that held what went holds them too, and blocks. It runs once the key holds twice the records the last run kept,
--- so that each record is read a bounded number of times however long an id keeps hammering.
-local function weighedFloodBound(key, actions, weights, max)
-  local card = call('ZCARD', key)
-  if card <= 2 * (tonumber(call('HGET', weights, 'kept')) or 0) + 16 then return end
-  local seen, floor, floorRank, offset = 0, nil, nil, 0
-  while floor == nil do
-    local chunk = call('ZREVRANGE', key, format('%d', offset), format('%d', offset + 63), 'WITHSCORES')
-    if #chunk == 0 then break end
-    local members = {}
-    for j = 1, #chunk, 2 do members[#members + 1] = chunk[j] end
-    local values = weightsOf(weights, members)
-    for j = 1, #members do
-      if not isAction(members[j]) then
-        seen = seen + values[j]
-        if seen >= max then
-          floor, floorRank = chunk[2 * j], card - 1 - (offset + j - 1)
-          break
+-- The call's rules, read once: the rule at offset o has its max at rules[o + rule_max]. The codec sends numbers
+-- where numbers are read: a call with anything else fails as a whole. The first rule makes the table at its size.
+local rulesAt = #ARGV - rule_width * ARGV[1]
+local rules = {
+  ARGV[rulesAt + rule_interval] + 0, ARGV[rulesAt + rule_max] + 0, ARGV[rulesAt + rule_gap] + 0,
+  ARGV[rulesAt + rule_countBlocked] == '1', ARGV[rulesAt + rule_ttl], ARGV[rulesAt + rule_actionTtl],
+  ARGV[rulesAt + rule_countsCost] == '1',
+}
+local anyCostTier = rules[rule_countsCost]
+for o = rule_width, #ARGV - rulesAt - 1, rule_width do
+  local a = rulesAt + o
+  rules[o + rule_interval], rules[o + rule_max], rules[o + rule_gap] = ARGV[a + rule_interval] + 0, ARGV[a + rule_max] + 0, ARGV[a + rule_gap] + 0
+  rules[o + rule_countBlocked], rules[o + rule_ttl], rules[o + rule_actionTtl] = ARGV[a + rule_countBlocked] == '1', ARGV[a + rule_ttl], ARGV[a + rule_actionTtl]
+  rules[o + rule_countsCost] = ARGV[a + rule_countsCost] == '1'
+  anyCostTier = anyCostTier or rules[o + rule_countsCost]
+end
+
+-- The helpers of tiers that count cost, made only for a call whose rules have one.
+local weightsOf, unweigh, weighedFloodBound, windowWeight, fitsAfterWeighed
+if anyCostTier then
+  -- Whether a member is an action's record: '+' (admitted) or '-' (blocked). Any other ('=' included) never changes.
+  local function isAction(member)
+    local first = string.byte(member)
+    return first == 43 or first == 45
+  end
+
+  -- Removes members from a key (a sorted set, or a hash with command 'HDEL'), 500 at a time.
+  local function removeAll(command, from, members)
+    for j = 1, #members, 500 do call(command, from, unpack(members, j, math.min(j + 499, #members))) end
+  end
+
+  -- The weights of members, in order, as numbers (0 where one has none), from a cost tier's weights.
+  weightsOf = function(weights, members)
+    local values = {}
+    for j = 1, #members, 500 do
+      local chunk = call('HMGET', weights, unpack(members, j, math.min(j + 499, #members)))
+      for m = 1, #chunk do values[j + m - 1] = tonumber(chunk[m]) or 0 end
+    end
+    return values
+  end
+
+  -- Forgets members of a cost tier's weights: their fields, and their part of the total.
+  unweigh = function(weights, members)
+    if #members == 0 then return end
+    local gone = 0
+    for _, weight in ipairs(weightsOf(weights, members)) do gone = gone + weight end
+    removeAll('HDEL', weights, members)
+    if gone ~= 0 then call('HINCRBY', weights, 'total', format('%d', -gone)) end
+  end
+
+  -- The flood bound of a tier that counts cost: the same rule with weights. From the newest, the records without an
+  -- action id until they weigh max: the last of them is the floor; the records without an action id older than it
+  -- go, and the blocked actions at or before its stamp. Those records are never undone or settled, so every window
+  -- that held what went holds them too, and blocks. It runs once the key holds twice the records the last run kept,
+  -- so that each record is read a bounded number of times however long an id keeps hammering.
+  weighedFloodBound = function(key, actions, weights, max)
+    local card = call('ZCARD', key)
+    if card <= 2 * (tonumber(call('HGET', weights, 'kept')) or 0) + 16 then return end
+    local seen, floor, floorRank, offset = 0, nil, nil, 0
+    while floor == nil do
+      local chunk = call('ZREVRANGE', key, format('%d', offset), format('%d', offset + 63), 'WITHSCORES')
+      if #chunk == 0 then break end
+      local members = {}
+      for j = 1, #chunk, 2 do members[#members + 1] = chunk[j] end
+      local values = weightsOf(weights, members)
+      for j = 1, #members do
+        if not isAction(members[j]) then
+          seen = seen + values[j]
+          if seen >= max then
+            floor, floorRank = chunk[2 * j], card - 1 - (offset + j - 1)
+            break
+          end
         end
       end
+      offset = offset + #members
     end
-    offset = offset + #members
-  end
-  local doomed = {}
-  if floor ~= nil then
-    if floorRank > 0 then
-      for _, member in ipairs(call('ZRANGE', key, '0', format('%d', floorRank - 1))) do
-        if not isAction(member) then doomed[#doomed + 1] = member end
+    local doomed = {}
+    if floor ~= nil then
+      if floorRank > 0 then
+        for _, member in ipairs(call('ZRANGE', key, '0', format('%d', floorRank - 1))) do
+          if not isAction(member) then doomed[#doomed + 1] = member end
+        end
       end
-    end
-    local blocked, recorded = {}, tryCall('ZRANGEBYSCORE', actions, '-inf', floor)
-    if type(recorded) == 'table' then
-      for _, member in ipairs(recorded) do
-        if string.byte(member) == 45 then blocked[#blocked + 1] = member end
+      local blocked, recorded = {}, tryCall('ZRANGEBYSCORE', actions, '-inf', floor)
+      if type(recorded) == 'table' then
+        for _, member in ipairs(recorded) do
+          if string.byte(member) == 45 then blocked[#blocked + 1] = member end
+        end
       end
+      if #blocked > 0 then removeAll('ZREM', actions, blocked) end
+      for _, member in ipairs(blocked) do doomed[#doomed + 1] = member end
+      unweigh(weights, doomed)
+      removeAll('ZREM', key, doomed)
     end
-    if #blocked > 0 then removeAll('ZREM', actions, blocked) end
-    for _, member in ipairs(blocked) do doomed[#doomed + 1] = member end
-    unweigh(weights, doomed)
-    removeAll('ZREM', key, doomed)
+    call('HSET', weights, 'kept', format('%d', card - #doomed))
   end
-  call('HSET', weights, 'kept', format('%d', card - #doomed))
+
+  -- W(S) of a cost tier with records in its window: the total, less the records kept at or before the cutoff.
+  windowWeight = function(weights, key, cutoff)
+    local weight = tonumber(call('HGET', weights, 'total')) or 0
+    for _, w in ipairs(weightsOf(weights, call('ZRANGEBYSCORE', key, '-inf', cutoff:sub(2)))) do weight = weight - w end
+    return weight
+  end
+
+  -- fitsAfter of a cost tier: walking S' (weight in all) from its oldest, the stamp at which the rest weighs at most
+  -- target; pending is the weight of an attempt not stored (a dry run's), at its stamp at, after records of that
+  -- stamp. By rank, from the first record in the window, in chunks of 4 that double up to 64: most walks stop at
+  -- the first record or two.
+  fitsAfterWeighed = function(key, weights, cutoff, weight, target, pending, at)
+    local rank, size = call('ZCOUNT', key, '-inf', cutoff:sub(2)), 4
+    while true do
+      local chunk = call('ZRANGE', key, format('%d', rank), format('%d', rank + size - 1), 'WITHSCORES')
+      if #chunk == 0 then break end
+      local members = {}
+      for j = 1, #chunk, 2 do members[#members + 1] = chunk[j] end
+      local values = weightsOf(weights, members)
+      for j = 1, #members do
+        local stamp = chunk[2 * j] + 0
+        if pending and at < stamp then
+          weight, pending = weight - pending, nil
+          if weight <= target then return at end
+        end
+        weight = weight - values[j]
+        if weight <= target then return stamp end
+      end
+      rank, size = rank + #members, math.min(2 * size, 64)
+    end
+    if pending then return at end
+    return -1
+  end
 end
 
 -- Step 1 for an attempt: forgets the records stamped at or before forget, from the companion (and the weights) too,
@@ -211,49 +273,6 @@ local function forget(key, actions, weights, upTo)
   end
   if dropped > 0 then tryCall('ZREMRANGEBYSCORE', actions, '-inf', upTo) end
   return dropped
-end
-
--- W(S) of a cost tier with records in its window: the total, less the records kept at or before the cutoff.
-local function windowWeight(weights, key, cutoff)
-  local weight = tonumber(call('HGET', weights, 'total')) or 0
-  for _, w in ipairs(weightsOf(weights, call('ZRANGEBYSCORE', key, '-inf', cutoff:sub(2)))) do weight = weight - w end
-  return weight
-end
-
--- fitsAfter of a cost tier: walking S' (weight in all) from its oldest, the stamp at which the rest weighs at most
--- target; pending is the weight of an attempt not stored (a dry run's), at its stamp at, after records of that stamp.
-local function fitsAfterWeighed(key, weights, cutoff, weight, target, pending, at)
-  local offset = 0
-  while true do
-    local chunk = call('ZRANGEBYSCORE', key, cutoff, '+inf', 'WITHSCORES', 'LIMIT', format('%d', offset), '64')
-    if #chunk == 0 then break end
-    local members = {}
-    for j = 1, #chunk, 2 do members[#members + 1] = chunk[j] end
-    local values = weightsOf(weights, members)
-    for j = 1, #members do
-      local stamp = chunk[2 * j] + 0
-      if pending and at < stamp then
-        weight, pending = weight - pending, nil
-        if weight <= target then return at end
-      end
-      weight = weight - values[j]
-      if weight <= target then return stamp end
-    end
-    offset = offset + #members
-  end
-  if pending then return at end
-  return -1
-end
-
--- The call's rules, read once: the rule at offset o has its max at rules[o + rule_max]. The codec sends numbers
--- where numbers are read: a call with anything else fails as a whole.
-local rulesAt = #ARGV - rule_width * ARGV[1]
-local rules = {}
-for o = 0, #ARGV - rulesAt - 1, rule_width do
-  local a = rulesAt + o
-  rules[o + rule_interval], rules[o + rule_max], rules[o + rule_gap] = ARGV[a + rule_interval] + 0, ARGV[a + rule_max] + 0, ARGV[a + rule_gap] + 0
-  rules[o + rule_countBlocked], rules[o + rule_ttl], rules[o + rule_actionTtl] = ARGV[a + rule_countBlocked] == '1', ARGV[a + rule_ttl], ARGV[a + rule_actionTtl]
-  rules[o + rule_countsCost] = ARGV[a + rule_countsCost] == '1'
 end
 
 local reply, r = {}, 0
@@ -330,43 +349,38 @@ while a0 < rulesAt do
       now, nowText = redisNow, redisNowText
     end
 
-    -- Where each tier's keys and fields are (a tier that counts cost has one more of each), its rule and its cost.
-    local k, t = k0, t0
+    -- Each tier's rule, cost and |S|, and where its keys and fields are (a tier that counts cost has one more of
+    -- each). The first commands on each key tell a key of another type before anything is written: the decision
+    -- then fails alone (the places of the rest are still read, for the next decision).
+    local failed, k, t = false, k0, t0
     for i = 1, n do
       local ro = ARGV[t + tier_rule] + 0
-      keyOf[i], argOf[i], ruleOf[i] = k, t, ro
-      if rules[ro + rule_countsCost] then
-        costOf[i] = ARGV[t + tier_cost] + 0
+      local weighed = rules[ro + rule_countsCost]
+      if not failed then
+        keyOf[i], argOf[i], ruleOf[i], costOf[i] = k, t, ro, weighed and ARGV[t + tier_cost] + 0 or 1
+        local cutoff, upTo = ARGV[t + tier_cutoff], ARGV[t + tier_forget]
+        -- On Redis's clock the call is stamped as it runs: never in flight, it forgets what left its window.
+        if redisClock then
+          upTo = format('%d', now - rules[ro + rule_interval])
+          cutoff = '(' .. upTo
+        end
+        local count = tryCall('ZCOUNT', KEYS[k + keys_key], cutoff, '+inf')
+        if
+          type(count) ~= 'number'
+          or (actionId ~= '' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number')
+          or (weighed and type(tryCall('HLEN', KEYS[k + keys_weights])) ~= 'number')
+        then
+          failed = true
+        end
+        countOf[i], cutoffOf[i], forgetOf[i] = count, cutoff, upTo
+      end
+      if weighed then
         k, t = k + keys_width, t + tier_width
       else
-        costOf[i] = 1
         k, t = k + keys_width - 1, t + tier_width - 1
       end
     end
     local last = t >= rulesAt -- the call's last decision: nothing after it uses its keys
-
-    -- Each tier's |S|. The first commands on each key tell a key of another type before anything is written: the
-    -- decision then fails alone.
-    local failed = false
-    for i = 1, n do
-      local t, k, ro = argOf[i], keyOf[i], ruleOf[i]
-      local cutoff, upTo = ARGV[t + tier_cutoff], ARGV[t + tier_forget]
-      -- On Redis's clock the call is stamped as it runs: never in flight, it forgets what left its window.
-      if redisClock then
-        upTo = format('%d', now - rules[ro + rule_interval])
-        cutoff = '(' .. upTo
-      end
-      local count = tryCall('ZCOUNT', KEYS[k + keys_key], cutoff, '+inf')
-      if
-        type(count) ~= 'number'
-        or (actionId ~= '' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number')
-        or (rules[ro + rule_countsCost] and type(tryCall('HLEN', KEYS[k + keys_weights])) ~= 'number')
-      then
-        failed = true
-        break
-      end
-      countOf[i], cutoffOf[i], forgetOf[i] = count, cutoff, upTo
-    end
 
     if failed then
       reply[r + 1], r = WRONG_TYPE, r + 1

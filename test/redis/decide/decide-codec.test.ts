@@ -28,7 +28,7 @@ import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
 
 /** The SHA1 of the decide script: a change to its text is a change to this line. */
-const DECIDE_SCRIPT_SHA1 = '6e575e1dc93f9c7e5f2f00e1bbf72c3b8a963610';
+const DECIDE_SCRIPT_SHA1 = 'afdc6db0f0e5afba5978cbec59d83fae20e8d84b';
 
 describe('the decide script call layout', () => {
   const connection = useIORedisClient();
