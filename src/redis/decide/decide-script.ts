@@ -20,7 +20,8 @@ export const DECIDE_SCRIPT = defineScript(
 --              '+<action id>' admitted, '-<action id>' recorded blocked, '=<stamp>+<action id>' an admitted record
 --              whose action id was admitted again after it left the window)
 --   actions    the key's companion: a copy of its records that carry an action id ('+' and '-')
---   weights    a tier that counts cost: a hash of each record's cost by its member, and their sum under 'total'
+--   weights    a tier that counts cost: a hash of each record's cost by its member, and running sums of them
+--              ('total', 'anon', 'past' and 'pastAt': see the cost helpers below)
 -- ARGV[1]: how many rules the call carries (the rules come last).
 -- Then each decision: its header, then per tier its fields (a tier whose rule counts actions sends the first three):
 --   header:
@@ -60,7 +61,8 @@ export const DECIDE_SCRIPT = defineScript(
 -- S is every record stamped after the cutoff, those stamped after now included: a call may reach Redis late, or
 -- after a call stamped later, and the records around it share windows with it. Records stay until the forget
 -- stamp, and keys live ttl, so that a call in flight for up to inFlight still finds them. On a tier that counts
--- cost, W(S) is the weights' total less the records kept at or before the cutoff (few: those still in flight).
+-- cost, W(S) comes from the weights' running sums, reading only the records between the cutoff and the latest cutoff
+-- weighed before it.
 --
 -- Numbers go to redis.call as text: Redis would print a Lua number with '%.17g', and Lua's own conversion keeps
 -- 14 digits where a stamp has 16. A score read back becomes a number with + 0.
@@ -136,17 +138,32 @@ local rules = {
 local anyCostTier = rules[rule_countsCost]
 for o = rule_width, #ARGV - rulesAt - 1, rule_width do
   local a = rulesAt + o
-  rules[o + rule_interval], rules[o + rule_max], rules[o + rule_gap] = ARGV[a + rule_interval] + 0, ARGV[a + rule_max] + 0, ARGV[a + rule_gap] + 0
-  rules[o + rule_countBlocked], rules[o + rule_ttl], rules[o + rule_actionTtl] = ARGV[a + rule_countBlocked] == '1', ARGV[a + rule_ttl], ARGV[a + rule_actionTtl]
+  -- One field at a time, in order (Lua assigns a multiple assignment from its last target): the table grows as an
+  -- array, never through its hash part.
+  rules[o + rule_interval] = ARGV[a + rule_interval] + 0
+  rules[o + rule_max] = ARGV[a + rule_max] + 0
+  rules[o + rule_gap] = ARGV[a + rule_gap] + 0
+  rules[o + rule_countBlocked] = ARGV[a + rule_countBlocked] == '1'
+  rules[o + rule_ttl] = ARGV[a + rule_ttl]
+  rules[o + rule_actionTtl] = ARGV[a + rule_actionTtl]
   rules[o + rule_countsCost] = ARGV[a + rule_countsCost] == '1'
   anyCostTier = anyCostTier or rules[o + rule_countsCost]
 end
 
--- The helpers of tiers that count cost, made only for a call whose rules have one.
-local weightsOf, unweigh, weighedFloodBound, windowWeight, fitsAfterWeighed
+-- The helpers of tiers that count cost, made only for a call whose rules have one. A tier's weights hold, beside
+-- each record's cost by its member, four running sums that spare a decision walking its records:
+--   total    the weight of every record of the key
+--   anon     the weight of its records without an action id (a member that starts with neither '+' nor '-')
+--   past     the weight of its records stamped at or before pastAt
+--   pastAt   the latest cutoff an attempt has weighed, integer microseconds
+-- W(S) is total less past, less or plus the records between pastAt and the cutoff; the flood bound trims from the
+-- oldest while anon stays at least max. A decision reads the sums once (with the tier's first commands) into a
+-- ledger (a table of the four, and of them as read), moves them with every record it writes or removes, and writes
+-- the changed ones back in one command (closeLedger).
+local isAction, weightsOf, unweigh, openLedger, closeLedger, weighedFloodBound, fitsAfterWeighed
 if anyCostTier then
   -- Whether a member is an action's record: '+' (admitted) or '-' (blocked). Any other ('=' included) never changes.
-  local function isAction(member)
+  isAction = function(member)
     local first = string.byte(member)
     return first == 43 or first == 45
   end
@@ -166,67 +183,133 @@ if anyCostTier then
     return values
   end
 
-  -- Forgets members of a cost tier's weights: their fields, and their part of the total.
-  unweigh = function(weights, members)
-    if #members == 0 then return end
-    local gone = 0
-    for _, weight in ipairs(weightsOf(weights, members)) do gone = gone + weight end
-    removeAll('HDEL', weights, members)
-    if gone ~= 0 then call('HINCRBY', weights, 'total', format('%d', -gone)) end
+  -- The weight of the records of a key with a score in a range, its bounds as ZRANGEBYSCORE reads them, and how many.
+  local function weightBetween(weights, key, from, to)
+    local members, sum = call('ZRANGEBYSCORE', key, from, to), 0
+    if #members > 0 then
+      for _, w in ipairs(weightsOf(weights, members)) do sum = sum + w end
+    end
+    return sum, #members
   end
 
-  -- The flood bound of a tier that counts cost: the same rule with weights. From the newest, the records without an
-  -- action id until they weigh max: the last of them is the floor; the records without an action id older than it
+  -- Forgets the weights of records that leave a cost tier's key (members, with their stamps), in its ledger's sums
+  -- too; returns the weights.
+  unweigh = function(weights, ledger, members, stamps)
+    if #members == 0 then return {} end
+    local values, pastAt = weightsOf(weights, members), ledger.pastAt
+    for j = 1, #members do
+      local w = values[j]
+      ledger.total = ledger.total - w
+      if not isAction(members[j]) then ledger.anon = ledger.anon - w end
+      if pastAt and stamps[j] <= pastAt then ledger.past = ledger.past - w end
+    end
+    removeAll('HDEL', weights, members)
+    return values
+  end
+
+  -- Opens a cost tier's weights for a decision, from its sums as read (HMGET of the four): forgets what an attempt
+  -- forgets (step 1: the records stamped at or before upTo), and returns W(S) (the records after the cutoff), how
+  -- many it forgot, and the ledger. An attempt moves pastAt up to its cutoff when records lie between the two (or
+  -- there was none), adding them; a dry run's ledger is only read.
+  openLedger = function(key, weights, sums, cutoff, upTo, record)
+    local total, anon, past, pastAt = tonumber(sums[1]), tonumber(sums[2]), tonumber(sums[3]), tonumber(sums[4])
+    -- As the decision leaves them, and as read (nil: missing).
+    local ledger = {
+      total = total or 0, anon = anon or 0, past = past or 0, pastAt = pastAt,
+      readTotal = total, readAnon = anon, readPast = past, readPastAt = pastAt,
+    }
+    if record and sums[1] and not sums[2] then
+      -- Weights written before the running sums (0.4): anon, counted once; the rest follow from here.
+      local fields = call('HGETALL', weights)
+      for j = 1, #fields, 2 do
+        local name = fields[j]
+        if name ~= 'total' and name ~= 'kept' and name ~= 'past' and name ~= 'pastAt' and not isAction(name) then
+          ledger.anon = ledger.anon + fields[j + 1]
+        end
+      end
+      call('HDEL', weights, 'kept')
+    end
+    local dropped = 0
+    if record then
+      local forgotten = call('ZRANGEBYSCORE', key, '-inf', upTo, 'WITHSCORES')
+      if #forgotten > 0 then
+        local members, stamps = {}, {}
+        for j = 1, #forgotten, 2 do members[#members + 1], stamps[#stamps + 1] = forgotten[j], forgotten[j + 1] + 0 end
+        unweigh(weights, ledger, members, stamps)
+        call('ZREMRANGEBYSCORE', key, '-inf', upTo)
+        dropped = #members
+      end
+    end
+    local atText = cutoff:sub(2)
+    local at = atText + 0
+    if pastAt == nil or at > pastAt then
+      local crossed, count = weightBetween(weights, key, pastAt and '(' .. sums[4] or '-inf', atText)
+      local inWindow = ledger.total - ledger.past - crossed
+      if record and (count > 0 or pastAt == nil) then ledger.past, ledger.pastAt = ledger.past + crossed, at end
+      return inWindow, dropped, ledger
+    end
+    -- A cutoff before pastAt (a call stamped earlier than one already weighed): the records in between count.
+    return ledger.total - ledger.past + weightBetween(weights, key, cutoff, sums[4]), dropped, ledger
+  end
+
+  -- Writes the sums an attempt changed back to its tier's weights, in one command: all four when past moved (most
+  -- attempts move total and anon only).
+  closeLedger = function(weights, ledger)
+    local total, anon = format('%d', ledger.total), format('%d', ledger.anon)
+    if ledger.past ~= ledger.readPast or ledger.pastAt ~= ledger.readPastAt then
+      call('HSET', weights, 'total', total, 'anon', anon, 'past', format('%d', ledger.past), 'pastAt', format('%d', ledger.pastAt))
+    elseif ledger.total ~= ledger.readTotal or ledger.anon ~= ledger.readAnon then
+      call('HSET', weights, 'total', total, 'anon', anon)
+    end
+  end
+
+  -- The flood bound of a tier that counts cost: the same rule with weights. The floor is the newest record without
+  -- an action id at which those records, from the newest, weigh max; the records without an action id older than it
   -- go, and the blocked actions at or before its stamp. Those records are never undone or settled, so every window
-  -- that held what went holds them too, and blocks. It runs once the key holds twice the records the last run kept,
-  -- so that each record is read a bounded number of times however long an id keeps hammering.
-  weighedFloodBound = function(key, actions, weights, max)
-    local card = call('ZCARD', key)
-    if card <= 2 * (tonumber(call('HGET', weights, 'kept')) or 0) + 16 then return end
-    local seen, floor, floorRank, offset = 0, nil, nil, 0
+  -- that held what went holds them too, and blocks. Found from the oldest with anon: a record goes while the rest of
+  -- them still weigh max, so a run reads what it removes, the floor, and the actions older than the floor. Returns
+  -- the weight it removed from the window after the cutoff (a wait then walks what is left: the same stamp).
+  weighedFloodBound = function(key, actions, weights, ledger, max, cutoff)
+    local anon = ledger.anon
+    if anon <= max then return 0 end
+    local doomed, stamps, floor, rank, size = {}, {}, nil, 0, 4
     while floor == nil do
-      local chunk = call('ZREVRANGE', key, format('%d', offset), format('%d', offset + 63), 'WITHSCORES')
+      local chunk = call('ZRANGE', key, format('%d', rank), format('%d', rank + size - 1), 'WITHSCORES')
       if #chunk == 0 then break end
       local members = {}
       for j = 1, #chunk, 2 do members[#members + 1] = chunk[j] end
       local values = weightsOf(weights, members)
       for j = 1, #members do
         if not isAction(members[j]) then
-          seen = seen + values[j]
-          if seen >= max then
-            floor, floorRank = chunk[2 * j], card - 1 - (offset + j - 1)
+          if anon - values[j] < max then
+            floor = chunk[2 * j]
             break
           end
+          anon = anon - values[j]
+          doomed[#doomed + 1], stamps[#stamps + 1] = members[j], chunk[2 * j] + 0
         end
       end
-      offset = offset + #members
+      rank, size = rank + #members, math.min(2 * size, 64)
     end
-    local doomed = {}
-    if floor ~= nil then
-      if floorRank > 0 then
-        for _, member in ipairs(call('ZRANGE', key, '0', format('%d', floorRank - 1))) do
-          if not isAction(member) then doomed[#doomed + 1] = member end
+    -- No floor: anon disagrees with the records (it never should); keeping everything is always safe.
+    if floor == nil then return 0 end
+    local recorded = tryCall('ZRANGEBYSCORE', actions, '-inf', floor, 'WITHSCORES')
+    if type(recorded) == 'table' then
+      local blocked = {}
+      for j = 1, #recorded, 2 do
+        if string.byte(recorded[j]) == 45 then
+          blocked[#blocked + 1] = recorded[j]
+          doomed[#doomed + 1], stamps[#stamps + 1] = recorded[j], recorded[j + 1] + 0
         end
       end
-      local blocked, recorded = {}, tryCall('ZRANGEBYSCORE', actions, '-inf', floor)
-      if type(recorded) == 'table' then
-        for _, member in ipairs(recorded) do
-          if string.byte(member) == 45 then blocked[#blocked + 1] = member end
-        end
-      end
-      if #blocked > 0 then removeAll('ZREM', actions, blocked) end
-      for _, member in ipairs(blocked) do doomed[#doomed + 1] = member end
-      unweigh(weights, doomed)
-      removeAll('ZREM', key, doomed)
+      removeAll('ZREM', actions, blocked)
     end
-    call('HSET', weights, 'kept', format('%d', card - #doomed))
-  end
-
-  -- W(S) of a cost tier with records in its window: the total, less the records kept at or before the cutoff.
-  windowWeight = function(weights, key, cutoff)
-    local weight = tonumber(call('HGET', weights, 'total')) or 0
-    for _, w in ipairs(weightsOf(weights, call('ZRANGEBYSCORE', key, '-inf', cutoff:sub(2)))) do weight = weight - w end
-    return weight
+    local values, after, removed = unweigh(weights, ledger, doomed, stamps), cutoff:sub(2) + 0, 0
+    removeAll('ZREM', key, doomed)
+    for j = 1, #doomed do
+      if stamps[j] > after then removed = removed + values[j] end
+    end
+    return removed
   end
 
   -- fitsAfter of a cost tier: walking S' (weight in all) from its oldest, the stamp at which the rest weighs at most
@@ -257,20 +340,11 @@ if anyCostTier then
   end
 end
 
--- Step 1 for an attempt: forgets the records stamped at or before forget, from the companion (and the weights) too,
--- so that neither ever holds a record the key no longer does; returns how many it forgot.
-local function forget(key, actions, weights, upTo)
-  local dropped
-  if weights then
-    local members = call('ZRANGEBYSCORE', key, '-inf', upTo)
-    dropped = #members
-    if dropped > 0 then
-      unweigh(weights, members)
-      call('ZREMRANGEBYSCORE', key, '-inf', upTo)
-    end
-  else
-    dropped = call('ZREMRANGEBYSCORE', key, '-inf', upTo)
-  end
+-- Step 1 for an attempt on a tier that counts actions: forgets the records stamped at or before upTo, from the
+-- companion too, so that it never holds a record the key no longer does; returns how many it forgot. (A tier that
+-- counts cost forgets in openLedger.)
+local function forget(key, actions, upTo)
+  local dropped = call('ZREMRANGEBYSCORE', key, '-inf', upTo)
   if dropped > 0 then tryCall('ZREMRANGEBYSCORE', actions, '-inf', upTo) end
   return dropped
 end
@@ -285,9 +359,14 @@ local redisNow, redisNowText
 -- here, at the end of the call.
 local LONG_INTERVAL = 10000000
 local ttlAtEnd
--- What the general path holds of each tier of the decision at hand, in flat arrays indexed by tier (made by the
--- first decision that takes it): where its keys and fields start, its rule, cost, |S| and W(S), and so on.
-local keyOf, argOf, ruleOf, costOf, countOf, weightOf, heldOf, newestOf, cutoffOf, forgetOf
+-- What the general path holds of each tier of the decision at hand, in one flat table made by the first decision
+-- that takes it (one table, not one per field: each costs Redis allocations on every call): tier i's fields start
+-- at (i - 1) * state_width. Its first key, its rule's offset, its cost, the cutoff and forget stamps, |S| (read
+-- first, for every tier); W(S), whether the key held records, max(S), and a cost tier's sums as read, then its
+-- ledger.
+local state_key, state_rule, state_cost, state_cutoff, state_forget, state_count = 1, 2, 3, 4, 5, 6
+local state_weight, state_held, state_newest, state_ledger, state_width = 7, 8, 9, 10, 10
+local state
 
 local k0, a0 = 0, 1
 while a0 < rulesAt do
@@ -308,7 +387,7 @@ while a0 < rulesAt do
     if type(count) ~= 'number' then
       reply[r + 1], r = WRONG_TYPE, r + 1
     else
-      local held = forget(key, actions, nil, ARGV[t0 + tier_forget]) > 0 or count > 0
+      local held = forget(key, actions, ARGV[t0 + tier_forget]) > 0 or count > 0
       local passes = count < max
       local countAfter = count
       if passes or countBlocked then
@@ -334,7 +413,7 @@ while a0 < rulesAt do
   else
     ---------------------------------------------------------------------------------------------------------------
     -- The general path.
-    if ruleOf == nil then keyOf, argOf, ruleOf, costOf, countOf, weightOf, heldOf, newestOf, cutoffOf, forgetOf = {}, {}, {}, {}, {}, {}, {}, {}, {}, {} end
+    state = state or {}
     local record = member ~= '' or actionId ~= ''
     local redisClock = nowText == ''
     local now -- the stamp as a number, read where a decision needs one
@@ -352,12 +431,11 @@ while a0 < rulesAt do
     -- Each tier's rule, cost and |S|, and where its keys and fields are (a tier that counts cost has one more of
     -- each). The first commands on each key tell a key of another type before anything is written: the decision
     -- then fails alone (the places of the rest are still read, for the next decision).
-    local failed, k, t = false, k0, t0
-    for i = 1, n do
+    local failed, k, t, s = false, k0, t0, 0
+    for _ = 1, n do
       local ro = ARGV[t + tier_rule] + 0
       local weighed = rules[ro + rule_countsCost]
       if not failed then
-        keyOf[i], argOf[i], ruleOf[i], costOf[i] = k, t, ro, weighed and ARGV[t + tier_cost] + 0 or 1
         local cutoff, upTo = ARGV[t + tier_cutoff], ARGV[t + tier_forget]
         -- On Redis's clock the call is stamped as it runs: never in flight, it forgets what left its window.
         if redisClock then
@@ -365,20 +443,33 @@ while a0 < rulesAt do
           cutoff = '(' .. upTo
         end
         local count = tryCall('ZCOUNT', KEYS[k + keys_key], cutoff, '+inf')
+        -- A tier that counts cost reads its weights' sums here, which tells their type too.
+        local sums = weighed and tryCall('HMGET', KEYS[k + keys_weights], 'total', 'anon', 'past', 'pastAt')
         if
           type(count) ~= 'number'
           or (actionId ~= '' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number')
-          or (weighed and type(tryCall('HLEN', KEYS[k + keys_weights])) ~= 'number')
+          or (weighed and sums.err)
         then
           failed = true
         end
-        countOf[i], cutoffOf[i], forgetOf[i] = count, cutoff, upTo
+        -- Every field, one at a time in the order of their offsets, as the rules are read.
+        state[s + state_key] = k
+        state[s + state_rule] = ro
+        state[s + state_cost] = weighed and ARGV[t + tier_cost] + 0 or 1
+        state[s + state_cutoff] = cutoff
+        state[s + state_forget] = upTo
+        state[s + state_count] = count
+        state[s + state_weight] = count
+        state[s + state_held] = false
+        state[s + state_newest] = -1
+        state[s + state_ledger] = sums
       end
       if weighed then
         k, t = k + keys_width, t + tier_width
       else
         k, t = k + keys_width - 1, t + tier_width - 1
       end
+      s = s + state_width
     end
     local last = t >= rulesAt -- the call's last decision: nothing after it uses its keys
 
@@ -391,23 +482,30 @@ while a0 < rulesAt do
       -- admitted record is in a tier's window.
       local replayed, passes = false, true
       for i = 1, n do
-        local k, ro, count = keyOf[i], ruleOf[i], countOf[i]
+        local s = (i - 1) * state_width
+        local k, ro, count, cutoff, upTo = state[s + state_key], state[s + state_rule], state[s + state_count], state[s + state_cutoff], state[s + state_forget]
         local key, max, gap, countsCost = KEYS[k + keys_key], rules[ro + rule_max], rules[ro + rule_gap], rules[ro + rule_countsCost]
         local weights = countsCost and KEYS[k + keys_weights] or nil
-        if record then heldOf[i] = forget(key, KEYS[k + keys_actions], weights, forgetOf[i]) > 0 or count > 0 end
-        local weight = count
-        if countsCost then weight = count > 0 and windowWeight(weights, key, cutoffOf[i]) or 0 end
-        weightOf[i] = weight
+        local weight, dropped = count, 0
+        if countsCost then
+          local ledger
+          weight, dropped, ledger = openLedger(key, weights, state[s + state_ledger], cutoff, upTo, record)
+          state[s + state_ledger] = ledger
+          if dropped > 0 then tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', upTo) end
+        elseif record then
+          dropped = forget(key, KEYS[k + keys_actions], upTo)
+        end
+        state[s + state_weight], state[s + state_held] = weight, dropped > 0 or count > 0
         if actionId ~= '' then
           local admittedAt = call('ZSCORE', key, '+' .. actionId)
-          if admittedAt and admittedAt + 0 > cutoffOf[i]:sub(2) + 0 then replayed = true end
+          if admittedAt and admittedAt + 0 > cutoff:sub(2) + 0 then replayed = true end
         end
         local newest = -1
         if count > 0 and (gap > 0 or (max == 1 and not countsCost)) then
           newest, now = scoreAt(key, '-1'), now or nowText + 0
         end
-        newestOf[i] = newest
-        if weight + costOf[i] > max or (gap > 0 and newest >= 0 and now - newest < gap) then passes = false end
+        state[s + state_newest] = newest
+        if weight + state[s + state_cost] > max or (gap > 0 and newest >= 0 and now - newest < gap) then passes = false end
       end
       reply[r + 1], r = replayed and ALREADY_ADMITTED or passes and ALLOWED or BLOCKED, r + 1
       if redisClock then reply[r + 1], r = now, r + 1 end
@@ -415,7 +513,9 @@ while a0 < rulesAt do
 
       -- Step 5 per tier, and what steps 6 and 7 need of S'.
       for i = 1, n do
-        local k, ro, count, weight, newest, cost = keyOf[i], ruleOf[i], countOf[i], weightOf[i], newestOf[i], costOf[i]
+        local s = (i - 1) * state_width
+        local k, ro, count, weight, newest, cost = state[s + state_key], state[s + state_rule], state[s + state_count], state[s + state_weight], state[s + state_newest], state[s + state_cost]
+        local cutoff, ledger = state[s + state_cutoff], state[s + state_ledger]
         local key, actions, max, countsCost = KEYS[k + keys_key], KEYS[k + keys_actions], rules[ro + rule_max], rules[ro + rule_countsCost]
         local weights = countsCost and KEYS[k + keys_weights] or nil
         local readsNewest = rules[ro + rule_gap] > 0 or (max == 1 and not countsCost)
@@ -443,12 +543,13 @@ while a0 < rulesAt do
           reply[r + 1], reply[r + 2], r = weight, weightAfter, r + 2
           if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
           if weightAfter > max - cost then
-            reply[r + 1], r = fitsAfterWeighed(key, weights, cutoffOf[i], weightAfter, max - cost, pending, now), r + 1
+            reply[r + 1], r = fitsAfterWeighed(key, weights, cutoff, weightAfter, max - cost, pending, now), r + 1
           end
         else
           local countAfter, newestAfter = count, newest
           -- What the tier's S' weighs: |S'|, or W(S') on a tier that counts cost.
-          local weightAfter = weight
+          -- What a wait walks: W(S') less what the flood bound removed of it.
+          local weightAfter, walked = weight, nil
           if not replayed and (passes or rules[ro + rule_countBlocked]) then
             if actionId ~= '' then
               -- The action is recorded once: its earlier blocked record is replaced (it counted if in the window).
@@ -458,10 +559,10 @@ while a0 < rulesAt do
                 local blockedWeight = 1
                 if weights then
                   blockedWeight = tonumber(call('HGET', weights, blocked)) or 0
-                  unweigh(weights, { blocked })
+                  unweigh(weights, ledger, { blocked }, { blockedAt + 0 })
                 end
                 call('ZREM', key, blocked)
-                if blockedAt + 0 > cutoffOf[i]:sub(2) + 0 then
+                if blockedAt + 0 > cutoff:sub(2) + 0 then
                   countAfter, weightAfter = countAfter - 1, weightAfter - blockedWeight
                 end
               end
@@ -479,6 +580,8 @@ while a0 < rulesAt do
                   if admittedWeight then
                     call('HDEL', weights, member)
                     call('HSET', weights, renamed, admittedWeight)
+                    -- Without its action id the record is one of anon's.
+                    ledger.anon = ledger.anon + admittedWeight
                   end
                 end
               end
@@ -488,11 +591,17 @@ while a0 < rulesAt do
             countAfter = countAfter + added
             if weights then
               if added == 1 then
+                now = now or nowText + 0
+                -- The record's weight, in its ledger's sums too.
                 call('HSET', weights, member, format('%d', cost))
-                call('HINCRBY', weights, 'total', format('%d', cost))
+                ledger.total = ledger.total + cost
+                if actionId == '' then ledger.anon = ledger.anon + cost end
+                if ledger.pastAt and now <= ledger.pastAt then ledger.past = ledger.past + cost end
                 weightAfter = weightAfter + cost
               end
-              if not passes and weightAfter > max then weighedFloodBound(key, actions, weights, max) end
+              if not passes and weightAfter > max then
+                walked = weightAfter - weighedFloodBound(key, actions, weights, ledger, max, cutoff)
+              end
             else
               weightAfter = countAfter
               -- The flood bound keeps the newest max records of the window, and more: |S'| stays at least max.
@@ -508,7 +617,7 @@ while a0 < rulesAt do
             end
             -- The companion outlives its key wherever the flood bound may read it (a rule that counts blocked
             -- attempts, on a key that held records) or this decision wrote to it. The weights live as the key does.
-            local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked] and heldOf[i]) and rules[ro + rule_actionTtl]
+            local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked] and state[s + state_held]) and rules[ro + rule_actionTtl]
             if (last and n == 1) or rules[ro + rule_interval] >= LONG_INTERVAL then
               call('PEXPIRE', key, ttl)
               if actionTtl then call('PEXPIRE', actions, actionTtl) end
@@ -521,10 +630,12 @@ while a0 < rulesAt do
             end
           end
           if weights then
+            -- The sums, once: on weights that exist, or that this attempt made.
+            if ledger.readTotal or weightAfter ~= weight then closeLedger(weights, ledger) end
             reply[r + 1], reply[r + 2], r = weight, weightAfter, r + 2
             if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
             if weightAfter > max - cost then
-              reply[r + 1], r = fitsAfterWeighed(key, weights, cutoffOf[i], weightAfter, max - cost, nil, 0), r + 1
+              reply[r + 1], r = fitsAfterWeighed(key, weights, cutoff, walked or weightAfter, max - cost, nil, 0), r + 1
             end
           else
             reply[r + 1], reply[r + 2], r = count, countAfter, r + 2

@@ -3,7 +3,7 @@ import { defineScript } from './redis-script.js';
 /**
  * `settle`: sets the cost of an admitted action in every tier of one id that counts cost, in one atomic step
  * (docs/semantics.md, "Costs"). A tier settles the action only when its window still holds the admitted record;
- * its weights' total moves by the difference, so the next decision weighs the window as settled.
+ * its weights' running sums move by the difference, so the next decision weighs the window as settled.
  */
 export const SETTLE_SCRIPT = defineScript(
   'settle',
@@ -11,7 +11,8 @@ export const SETTLE_SCRIPT = defineScript(
 --
 -- KEYS, per tier that counts cost (all in one hash slot):
 --   key        the tier's sorted set of records
---   weights    its weights: each record's cost by its member, and their sum under 'total'
+--   weights    its weights: each record's cost by its member, and running sums of them: 'total' (every record),
+--              'past' (those stamped at or before 'pastAt'); an admitted action is never among 'anon'
 -- ARGV:
 --   member     the admitted action's member: '+' and its action id
 --   cost       what the action used: an integer from 0
@@ -39,8 +40,11 @@ for i = 1, #KEYS, 2 do
   if stamp and stamp + 0 > now - interval then
     local before = tonumber(redis.call('HGET', weights, member)) or 0
     if before ~= cost then
+      local change = string.format('%d', cost - before)
       redis.call('HSET', weights, member, ARGV[2])
-      redis.call('HINCRBY', weights, 'total', string.format('%d', cost - before))
+      redis.call('HINCRBY', weights, 'total', change)
+      local pastAt = tonumber(redis.call('HGET', weights, 'pastAt'))
+      if pastAt and stamp + 0 <= pastAt then redis.call('HINCRBY', weights, 'past', change) end
     end
     settled = settled + 1
   end

@@ -17,7 +17,8 @@ export const UNDO_SCRIPT = defineScript(
 --   key        the tier's sorted set of records
 --   actions    its action records (actionRecordsKey): the records that carry an action id
 --   weights    its weights, on a tier that counts cost (recordWeightsKey; absent otherwise): each record's cost, and
---              their sum under 'total'
+--              running sums of them: 'total' (every record), 'past' (those stamped at or before 'pastAt'); an
+--              admitted action is never among 'anon' (the records without an action id)
 -- ARGV:
 --   member     the admitted action's member: '+' and its action id
 --
@@ -25,16 +26,23 @@ export const UNDO_SCRIPT = defineScript(
 
 local removed = 0
 for i = 1, #KEYS, 3 do
-  local gone = redis.call('ZREM', KEYS[i], ARGV[1])
+  local stamp = redis.call('ZSCORE', KEYS[i], ARGV[1])
   redis.call('ZREM', KEYS[i + 1], ARGV[1])
-  if gone > 0 then
-    local weight = tonumber(redis.call('HGET', KEYS[i + 2], ARGV[1]))
+  if stamp then
+    redis.call('ZREM', KEYS[i], ARGV[1])
+    local weights = KEYS[i + 2]
+    local weight = tonumber(redis.call('HGET', weights, ARGV[1]))
     if weight then
-      redis.call('HDEL', KEYS[i + 2], ARGV[1])
-      if weight ~= 0 then redis.call('HINCRBY', KEYS[i + 2], 'total', string.format('%d', -weight)) end
+      redis.call('HDEL', weights, ARGV[1])
+      if weight ~= 0 then
+        local minus = string.format('%d', -weight)
+        redis.call('HINCRBY', weights, 'total', minus)
+        local pastAt = tonumber(redis.call('HGET', weights, 'pastAt'))
+        if pastAt and stamp + 0 <= pastAt then redis.call('HINCRBY', weights, 'past', minus) end
+      end
     end
+    removed = removed + 1
   end
-  removed = removed + gone
 end
 return removed
 `,
