@@ -1,7 +1,7 @@
 // Run as written in workerd (no nodejs_compat), against an Upstash-compatible endpoint, by test/runtimes/edge-snippets.test.ts.
+// A Cloudflare Worker (no nodejs_compat needed): 5 requests per 10 s per client IP,
+// shared by every isolate and location through Upstash Redis over HTTP.
 // docs:begin
-// A Cloudflare Worker (module syntax, no nodejs_compat needed): 5 requests per 10 s per
-// client IP, shared by every isolate and location through Upstash Redis over HTTP.
 import { Redis } from '@upstash/redis/cloudflare';
 import { RollingRateLimiter } from 'rolling-window-limiter';
 
@@ -10,8 +10,7 @@ interface Env {
   UPSTASH_REDIS_REST_TOKEN: string;
 }
 
-// A Worker's env arrives with its first request: the limiter is made then, and kept by the isolate.
-let limiter: RollingRateLimiter | undefined;
+let limiter: RollingRateLimiter | undefined; // made with the first request, which brings env
 
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
@@ -21,14 +20,12 @@ export default {
       interval: '10s',
       maxInInterval: 5,
       countBlocked: false,
-      batch: true, // the decisions of concurrent requests in this isolate go in one HTTP request
+      batch: true, // the concurrent requests of an isolate: one HTTP request
     });
     const info = await limiter.limitWithInfo(request.headers.get('CF-Connecting-IP') ?? 'unknown');
-    if (info.blocked) {
-      const retryAfter = Math.ceil(info.millisecondsUntilAllowed / 1000);
-      return Response.json({ error: 'rate_limited', retryAfter }, { status: 429, headers: { 'Retry-After': String(retryAfter) } });
-    }
-    return new Response(`Hello! ${info.actionsRemaining} more in this window.`);
+    if (!info.blocked) return new Response(`Hello! ${info.actionsRemaining} more in this window.`);
+    const retryAfter = Math.ceil(info.millisecondsUntilAllowed / 1000);
+    return Response.json({ error: 'rate_limited', retryAfter }, { status: 429, headers: { 'Retry-After': String(retryAfter) } });
   },
 };
 // docs:end

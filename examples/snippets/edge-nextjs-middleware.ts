@@ -1,7 +1,7 @@
 // Run as written in Vercel's edge runtime, against an Upstash-compatible endpoint, by test/runtimes/edge-snippets.test.ts.
-// docs:begin
 // middleware.ts of a Next.js app, on the edge runtime: 5 requests per 10 s per client IP
 // on /api/*, shared by every region and isolate through Upstash Redis over HTTP.
+// docs:begin
 import { Redis } from '@upstash/redis';
 import { NextResponse, type NextRequest } from 'next/server';
 import { RollingRateLimiter } from 'rolling-window-limiter';
@@ -12,17 +12,15 @@ const limiter = new RollingRateLimiter({
   interval: '10s',
   maxInInterval: 5,
   countBlocked: false,
-  batch: true, // the decisions of concurrent requests in this isolate go in one HTTP request
+  batch: true, // the concurrent requests of an isolate: one HTTP request
 });
 
 export async function middleware(request: NextRequest): Promise<Response> {
   const ip = request.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || 'unknown';
   const info = await limiter.limitWithInfo(ip);
-  if (info.blocked) {
-    const retryAfter = Math.ceil(info.millisecondsUntilAllowed / 1000);
-    return NextResponse.json({ error: 'rate_limited', retryAfter }, { status: 429, headers: { 'Retry-After': String(retryAfter) } });
-  }
-  return NextResponse.next({ headers: { 'X-RateLimit-Remaining': String(info.actionsRemaining) } });
+  if (!info.blocked) return NextResponse.next({ headers: { 'X-RateLimit-Remaining': String(info.actionsRemaining) } });
+  const retryAfter = Math.ceil(info.millisecondsUntilAllowed / 1000);
+  return NextResponse.json({ error: 'rate_limited', retryAfter }, { status: 429, headers: { 'Retry-After': String(retryAfter) } });
 }
 
 export const config = { matcher: '/api/:path*' };

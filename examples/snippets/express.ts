@@ -1,6 +1,6 @@
-// docs:begin
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+// docs:begin
 import express from 'express';
 import { Redis } from 'ioredis';
 import { RollingRateLimiter } from 'rolling-window-limiter';
@@ -13,8 +13,7 @@ app.set('trust proxy', 1); // behind one reverse proxy; otherwise every client s
 app.use(
   '/api',
   rateLimit({
-    // Keyed by the client IP (IPv6 by its /56). An API quota: a refused request does not
-    // count, so a client that waits Retry-After gets in.
+    // An API quota: a refused request does not count, so a client that waits Retry-After gets in.
     limiter: new RollingRateLimiter({ client: redis, namespace: 'api', interval: '1m', maxInInterval: 2, countBlocked: false }),
   }),
 );

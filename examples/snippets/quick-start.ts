@@ -14,11 +14,7 @@ const limiter = new RollingRateLimiter({
 });
 
 for (const userId of ['ada', 'ada', 'grace']) {
-  if (await limiter.limit(userId)) {
-    // true = blocked
-    console.log(`${userId}: blocked, too soon after the last one`);
-  } else {
-    console.log(`${userId}: sent`); // send the push notification here
-  }
+  const blocked = await limiter.limit(userId); // true = blocked
+  console.log(blocked ? `${userId}: blocked, too soon after the last one` : `${userId}: sent`); // send it here
 }
 await redis.quit(); // the open connection would keep the process running

@@ -3,8 +3,7 @@ import { RateLimiterStack, RollingRateLimiter } from 'rolling-window-limiter';
 
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 
-// 5 a second AND 100 a minute AND 1,000 a day, decided together in one round trip:
-// allowed only if every tier allows it.
+// 5 a second AND 100 a minute AND 1,000 a day: allowed only if every tier allows it.
 const api = new RateLimiterStack([
   new RollingRateLimiter({ client: redis, namespace: 'api:second', interval: '1s', maxInInterval: 5 }),
   new RollingRateLimiter({ client: redis, namespace: 'api:minute', interval: '1m', maxInInterval: 100 }),
