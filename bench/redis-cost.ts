@@ -264,8 +264,6 @@ export interface WaitCase {
    * every record stays in the window.
    */
   readonly spacing?: number;
-  /** How many records the flood bound kept when it last ran (the weights' field `kept`): it runs again past twice that. */
-  readonly floodKept?: number;
 }
 
 const n = (value: number): string => value.toLocaleString('en-US');
@@ -340,31 +338,25 @@ export const WAIT_CASES = {
     versus: 'flood-plain',
     countBlocked: true,
     verdict: 'blocked',
-    // 20 runs of the flood bound, which keeps 200 records and runs again past 416.
-    attempts: 4_340,
-    floodKept: 200,
+    attempts: 4_000,
   },
   'flood-20000': {
-    ...full(20_000, true, 40),
-    label:
-      'cost tier, max 20,000, countBlocked true, hammered with attempts of 1, midway between two runs of the flood bound: 30,000 records of 1 (walks 10,000)',
+    ...full(20_000, true, 400),
+    label: 'cost tier, max 20,000, countBlocked true, hammered with attempts of 1: 20,000 records of 1, each attempt trims the oldest (walks 1)',
+    versus: 'flood-plain',
     countBlocked: true,
-    records: 30_000,
-    floodKept: 20_000,
     cost: 1,
   },
   'flood-200k-small': {
     ...ofTokens,
-    label:
-      'cost tier, 200k, countBlocked true, hammered with attempts of 1 (the default cost), midway between two runs of the flood bound: 300,000 records of 1 (walks 100,000)',
+    label: 'cost tier, 200k, countBlocked true, hammered with attempts of 1 (the default cost): 200,000 records of 1, each attempt trims the oldest (walks 1)',
     versus: 'flood-plain',
     countBlocked: true,
-    records: 300_000,
     weight: 1,
+    records: 200_000,
     cost: 1,
     verdict: 'blocked',
-    attempts: 5,
-    floodKept: 200_000,
+    attempts: 400,
   },
   'kept-0': kept(0, 1_000),
   'kept-200': kept(200, 1_000),
@@ -411,18 +403,16 @@ export async function measureWait(id: WaitCaseId, meter: CostMeter, dir?: string
       ...Array.from({ length: c.kept }, (_, i) => ({ stamp: base + i, member: `k${i}`, weight: 1 })),
       ...Array.from({ length: c.records }, (_, i) => ({ stamp: base + 1_500_000 + i * spacing, member: `r${i}`, weight: c.weight })),
     ];
+    // Their running sums first, where the decide script's first write of a key puts them (a small hash is a listpack,
+    // read from its start): every record here is without an action id, and the kept ones are at or before the latest
+    // cutoff weighed (each is read once, as the cutoff passes it).
+    const total = written.reduce((sum, { weight }) => sum + weight, 0);
+    if (c.countsCost) await redis.hset(weights, 'total', total, 'anon', total, 'past', c.kept, 'pastAt', base + Math.max(0, c.kept - 1));
     for (let i = 0; i < written.length; i += 1_000) {
       const chunk = written.slice(i, i + 1_000);
       await redis.zadd(key, ...chunk.flatMap(({ stamp, member }) => [stamp, member]));
       if (c.countsCost) await redis.hset(weights, ...chunk.flatMap(({ member, weight }) => [member, weight]));
     }
-    if (c.countsCost)
-      await redis.hset(
-        weights,
-        'total',
-        written.reduce((sum, { weight }) => sum + weight, 0),
-      );
-    if (c.floodKept !== undefined) await redis.hset(weights, 'kept', c.floodKept);
     const start = base + rule.intervalUs + (c.spacing === undefined ? 1_000_000 : 1_500_000);
     const calls = Array.from({ length: attempts }, (_, j) =>
       encodeCall([{ tiers: [{ key, rule } as unknown as Tier], now: start + j * spacing, dryRun: false, ...(c.countsCost ? { cost: c.cost } : {}) }]),
