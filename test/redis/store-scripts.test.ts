@@ -20,8 +20,8 @@ import { TestClock } from '../support/test-clock.js';
 /** Each script of src/redis/scripts/ with its SHA1, as pinned. */
 const PINNED: readonly [RedisScript, string][] = [
   [CLEAR_SCRIPT, '8a13a18bd8eb95c5330493f0d2085aa9bc84a32d'],
-  [UNDO_SCRIPT, 'fdd95e80634718f80ba0262a9f654452b361a7d8'],
-  [SETTLE_SCRIPT, '9e6e3fe9a1cfd4e2210fa3c9693439bc7a6faeb3'],
+  [UNDO_SCRIPT, 'f5fcfb1b6cbdd265b9634123f151508c08555888'],
+  [SETTLE_SCRIPT, 'f9f2d2929af360afc946f830c29b5202f59f0041'],
   [ATOMIC_BLOCK_SCRIPT, '3a04304b843911c6b51aa6401ad361f2c909365b'],
 ];
 

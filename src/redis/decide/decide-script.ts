@@ -156,6 +156,7 @@ end
 --   anon     the weight of its records without an action id (a member that starts with neither '+' nor '-')
 --   past     the weight of its records stamped at or before pastAt
 --   pastAt   the latest cutoff an attempt has weighed, integer microseconds
+-- and seal, the total they were last written with (every script that moves total moves seal alike).
 -- W(S) is total less past, less or plus the records between pastAt and the cutoff; the flood bound trims from the
 -- oldest while anon stays at least max. A decision reads the sums once (with the tier's first commands) into a
 -- ledger (a table of the four, and of them as read), moves them with every record it writes or removes, and writes
@@ -207,27 +208,34 @@ if anyCostTier then
     return values
   end
 
-  -- Opens a cost tier's weights for a decision, from its sums as read (HMGET of the four): forgets what an attempt
-  -- forgets (step 1: the records stamped at or before upTo), and returns W(S) (the records after the cutoff), how
-  -- many it forgot, and the ledger. An attempt moves pastAt up to its cutoff when records lie between the two (or
+  -- The names of the sums among a weights hash's fields ('kept': 0.4.0's flood bound).
+  local SUMS = { total = true, anon = true, past = true, pastAt = true, seal = true, kept = true }
+
+  -- Opens a cost tier's weights for a decision, from its sums as read (HMGET of the four and seal): forgets what an
+  -- attempt forgets (step 1: the records stamped at or before upTo), and returns W(S) (the records after the cutoff),
+  -- how many it forgot, and the ledger. An attempt moves pastAt up to its cutoff when records lie between the two (or
   -- there was none), adding them; a dry run's ledger is only read.
   openLedger = function(key, weights, sums, cutoff, upTo, record)
     local total, anon, past, pastAt = tonumber(sums[1]), tonumber(sums[2]), tonumber(sums[3]), tonumber(sums[4])
     -- As the decision leaves them, and as read (nil: missing).
     local ledger = {
       total = total or 0, anon = anon or 0, past = past or 0, pastAt = pastAt,
-      readTotal = total, readAnon = anon, readPast = past, readPastAt = pastAt,
+      readTotal = total, readAnon = anon, readPast = past, readPastAt = pastAt, existed = total ~= nil,
     }
-    if record and sums[1] and not sums[2] then
-      -- Weights written before the running sums (0.4): anon, counted once; the rest follow from here.
-      local fields = call('HGETALL', weights)
-      for j = 1, #fields, 2 do
-        local name = fields[j]
-        if name ~= 'total' and name ~= 'kept' and name ~= 'past' and name ~= 'pastAt' and not isAction(name) then
-          ledger.anon = ledger.anon + fields[j + 1]
+    if sums[1] and sums[5] ~= sums[1] then
+      -- The sums hold only while seal is the total they were written with. Weights written by 0.4.0 have none, and a
+      -- 0.4.0 process beside this one (a rolling upgrade) moves total alone: count anon and past again, from the
+      -- records (past below, from every record at or before the cutoff; a dry run only reads).
+      ledger.anon, ledger.past, ledger.pastAt, ledger.readTotal = 0, 0, nil, nil
+      pastAt = nil
+      if record then
+        local fields = call('HGETALL', weights)
+        for j = 1, #fields, 2 do
+          local name = fields[j]
+          if not SUMS[name] and not isAction(name) then ledger.anon = ledger.anon + fields[j + 1] end
         end
+        call('HDEL', weights, 'kept')
       end
-      call('HDEL', weights, 'kept')
     end
     local dropped = 0
     if record then
@@ -257,9 +265,9 @@ if anyCostTier then
   closeLedger = function(weights, ledger)
     local total, anon = format('%d', ledger.total), format('%d', ledger.anon)
     if ledger.past ~= ledger.readPast or ledger.pastAt ~= ledger.readPastAt then
-      call('HSET', weights, 'total', total, 'anon', anon, 'past', format('%d', ledger.past), 'pastAt', format('%d', ledger.pastAt))
+      call('HSET', weights, 'total', total, 'anon', anon, 'past', format('%d', ledger.past), 'pastAt', format('%d', ledger.pastAt), 'seal', total)
     elseif ledger.total ~= ledger.readTotal or ledger.anon ~= ledger.readAnon then
-      call('HSET', weights, 'total', total, 'anon', anon)
+      call('HSET', weights, 'total', total, 'anon', anon, 'seal', total)
     end
   end
 
@@ -444,7 +452,7 @@ while a0 < rulesAt do
         end
         local count = tryCall('ZCOUNT', KEYS[k + keys_key], cutoff, '+inf')
         -- A tier that counts cost reads its weights' sums here, which tells their type too.
-        local sums = weighed and tryCall('HMGET', KEYS[k + keys_weights], 'total', 'anon', 'past', 'pastAt')
+        local sums = weighed and tryCall('HMGET', KEYS[k + keys_weights], 'total', 'anon', 'past', 'pastAt', 'seal')
         if
           type(count) ~= 'number'
           or (actionId ~= '' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number')
@@ -631,7 +639,7 @@ while a0 < rulesAt do
           end
           if weights then
             -- The sums, once: on weights that exist, or that this attempt made.
-            if ledger.readTotal or weightAfter ~= weight then closeLedger(weights, ledger) end
+            if ledger.existed or weightAfter ~= weight then closeLedger(weights, ledger) end
             reply[r + 1], reply[r + 2], r = weight, weightAfter, r + 2
             if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
             if weightAfter > max - cost then

@@ -12,7 +12,8 @@ export const SETTLE_SCRIPT = defineScript(
 -- KEYS, per tier that counts cost (all in one hash slot):
 --   key        the tier's sorted set of records
 --   weights    its weights: each record's cost by its member, and running sums of them: 'total' (every record),
---              'past' (those stamped at or before 'pastAt'); an admitted action is never among 'anon'
+--              'past' (those stamped at or before 'pastAt'), 'seal' (the total the sums were written with, moved
+--              with it); an admitted action is never among 'anon'
 -- ARGV:
 --   member     the admitted action's member: '+' and its action id
 --   cost       what the action used: an integer from 0
@@ -43,6 +44,7 @@ for i = 1, #KEYS, 2 do
       local change = string.format('%d', cost - before)
       redis.call('HSET', weights, member, ARGV[2])
       redis.call('HINCRBY', weights, 'total', change)
+      if redis.call('HEXISTS', weights, 'seal') == 1 then redis.call('HINCRBY', weights, 'seal', change) end
       local pastAt = tonumber(redis.call('HGET', weights, 'pastAt'))
       if pastAt and stamp + 0 <= pastAt then redis.call('HINCRBY', weights, 'past', change) end
     end

@@ -17,8 +17,9 @@ export const UNDO_SCRIPT = defineScript(
 --   key        the tier's sorted set of records
 --   actions    its action records (actionRecordsKey): the records that carry an action id
 --   weights    its weights, on a tier that counts cost (recordWeightsKey; absent otherwise): each record's cost, and
---              running sums of them: 'total' (every record), 'past' (those stamped at or before 'pastAt'); an
---              admitted action is never among 'anon' (the records without an action id)
+--              running sums of them: 'total' (every record), 'past' (those stamped at or before 'pastAt'), and
+--              'seal' (the total the sums were written with, moved with it); an admitted action is never among
+--              'anon' (the records without an action id)
 -- ARGV:
 --   member     the admitted action's member: '+' and its action id
 --
@@ -37,6 +38,7 @@ for i = 1, #KEYS, 3 do
       if weight ~= 0 then
         local minus = string.format('%d', -weight)
         redis.call('HINCRBY', weights, 'total', minus)
+        if redis.call('HEXISTS', weights, 'seal') == 1 then redis.call('HINCRBY', weights, 'seal', minus) end
         local pastAt = tonumber(redis.call('HGET', weights, 'pastAt'))
         if pastAt and stamp + 0 <= pastAt then redis.call('HINCRBY', weights, 'past', minus) end
       end

@@ -20,7 +20,7 @@ import { uniqueNamespaces } from '../../support/namespaces.js';
 import { SeededRandom } from '../../support/random.js';
 import { TestClock } from '../../support/test-clock.js';
 
-const SUMS = new Set(['total', 'anon', 'past', 'pastAt']);
+const SUMS = new Set(['total', 'anon', 'past', 'pastAt', 'seal']);
 const isAction = (member: string): boolean => member.startsWith('+') || member.startsWith('-');
 
 describe('a cost tier on Redis: the running sums of its weights', function () {
@@ -47,6 +47,7 @@ describe('a cost tier on Redis: the running sums of its weights', function () {
     };
     expectSum('total', sum(records.keys()));
     expectSum('anon', sum([...records.keys()].filter((member) => !isAction(member))));
+    if (weights.seal !== undefined && weights.seal !== weights.total) found.push(`seal ${weights.seal}, total ${weights.total}`);
     if (weights.pastAt !== undefined) {
       const pastAt = Number(weights.pastAt);
       expectSum('past', sum([...records].filter(([, stamp]) => stamp <= pastAt).map(([member]) => member)));
@@ -130,7 +131,7 @@ describe('a cost tier on Redis: the running sums of its weights', function () {
     await limiter.limit('user', { cost: 7 });
     await limiter.limit('user', { cost: 5, actionId: 'job' });
     // As 0.4 left them: the weights and their total, no other sum (and the flood bound's old field).
-    await connection.client.hdel(recordWeightsKey(key), 'anon', 'past', 'pastAt');
+    await connection.client.hdel(recordWeightsKey(key), 'anon', 'past', 'pastAt', 'seal');
     await connection.client.hset(recordWeightsKey(key), 'kept', 2);
     clock.advanceMs(10);
     await limiter.limit('user', { cost: 3 });
@@ -139,6 +140,43 @@ describe('a cost tier on Redis: the running sums of its weights', function () {
     expect(weights).to.include({ total: '15', anon: '10' });
     expect(weights).not.to.have.property('kept');
     expect(await limiter.wouldLimitWithInfo('user', { cost: 85 })).to.include({ blocked: false, costRemaining: 0 });
+  });
+
+  it('a 0.4.0 process writing beside this one (a rolling upgrade) moves total alone: the next attempt counts the sums again', async () => {
+    const clock = new TestClock();
+    const limiter = new RollingRateLimiter({
+      client: connection.client,
+      namespace: namespaces.next(),
+      interval: 1_000,
+      maxCostInInterval: 100,
+      clock: clock.read,
+    });
+    const key = new KeyBuilder(limiter.namespace).keyFor('user');
+    const weights = recordWeightsKey(key);
+    for (let j = 0; j < 4; j += 1) {
+      clock.advanceMs(100);
+      await limiter.limit('user', { cost: 10 });
+    }
+    // What 0.4.0 does to the weights: a record of 30 added (total moved, no other sum), and the oldest record of this
+    // process forgotten (total moved back by its weight), as its decide script would.
+    const [oldest] = await connection.client.zrange(key, 0, 0);
+    await connection.client.zadd(key, clock.now, 'old040record');
+    await connection.client.hset(weights, 'old040record', 30);
+    await connection.client.hincrby(weights, 'total', 30);
+    await connection.client.zrem(key, oldest!);
+    await connection.client.hdel(weights, oldest!);
+    await connection.client.hincrby(weights, 'total', -10);
+    expect(await disagreements(key)).not.to.deep.equal([]);
+    // Three records of 10 and one of 30 in the window: 60 of 100. A dry run reads exactly, an attempt writes the sums again.
+    expect(await limiter.wouldLimitWithInfo('user', { cost: 40 })).to.include({ blocked: false, costRemaining: 0 });
+    expect(await limiter.wouldLimitWithInfo('user', { cost: 41 })).to.include({ blocked: true });
+    clock.advanceMs(1);
+    expect(await limiter.limitWithInfo('user', { cost: 5 })).to.include({ blocked: false, costRemaining: 35 });
+    expect(await disagreements(key)).to.deep.equal([]);
+    // Past the window, the records kept for calls in flight are counted in past as they would have been.
+    clock.advanceMs(1_500);
+    expect(await limiter.limitWithInfo('user', { cost: 100 })).to.include({ blocked: false, costRemaining: 0 });
+    expect(await disagreements(key)).to.deep.equal([]);
   });
 
   it('a hot id hammering a budget of 20,000 with attempts of 1: the key holds the budget, and a blocked attempt runs a few commands', async () => {
