@@ -208,9 +208,6 @@ if anyCostTier then
     return values
   end
 
-  -- The names of the sums among a weights hash's fields ('kept': 0.4.0's flood bound).
-  local SUMS = { total = true, anon = true, past = true, pastAt = true, seal = true, kept = true }
-
   -- Opens a cost tier's weights for a decision, from its sums as read (HMGET of the four and seal): forgets what an
   -- attempt forgets (step 1: the records stamped at or before upTo), and returns W(S) (the records after the cutoff),
   -- how many it forgot, and the ledger. An attempt moves pastAt up to its cutoff when records lie between the two (or
@@ -229,10 +226,12 @@ if anyCostTier then
       ledger.anon, ledger.past, ledger.pastAt, ledger.readTotal = 0, 0, nil, nil
       pastAt = nil
       if record then
+        -- The names of the sums among the fields ('kept': 0.4.0's flood bound), made here only.
+        local sumNames = { total = true, anon = true, past = true, pastAt = true, seal = true, kept = true }
         local fields = call('HGETALL', weights)
         for j = 1, #fields, 2 do
           local name = fields[j]
-          if not SUMS[name] and not isAction(name) then ledger.anon = ledger.anon + fields[j + 1] end
+          if not sumNames[name] and not isAction(name) then ledger.anon = ledger.anon + fields[j + 1] end
         end
         call('HDEL', weights, 'kept')
       end
