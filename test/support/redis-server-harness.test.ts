@@ -3,6 +3,7 @@
 // when redis-server is missing. Needs redis-server on PATH (`npm test` sees to it).
 
 import { expect } from 'chai';
+import { Redis } from 'ioredis';
 import { startRedisServer, useRedis, REDIS_SERVER_MISSING_MESSAGE, type RedisServer } from './redis-server.js';
 import { answersPing, sendPing } from './resp-ping.js';
 
@@ -90,6 +91,37 @@ describe('redis-server test harness', () => {
       .with.property('code', 'ESRCH');
     await server.stop();
     expect(await answersPing(server.host, server.port, PAUSED_PING_TIMEOUT_MS)).to.equal(false);
+  });
+
+  it('runs each server in a directory of its own, so that what one saves no later server loads', async () => {
+    // A replica saves the RDB of its full sync where it runs; a server started later in the same directory would load
+    // its keys, and its replication offset (Redis then keeps a backlog and copies every write of a script for it).
+    const one = await startRedisServer();
+    const other = await startRedisServer();
+    const first = new Redis(one.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    const second = new Redis(other.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    try {
+      const [, firstDir] = (await first.config('GET', 'dir')) as string[];
+      const [, secondDir] = (await second.config('GET', 'dir')) as string[];
+      expect(firstDir).to.not.equal(process.cwd());
+      expect(secondDir).to.not.equal(firstDir);
+      await first.set('harness:saved', '1');
+      await first.save();
+      const third = await startRedisServer();
+      const late = new Redis(third.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+      try {
+        expect(await late.exists('harness:saved')).to.equal(0);
+        expect(await late.info('replication')).to.include('repl_backlog_active:0');
+      } finally {
+        late.disconnect();
+        await third.stop();
+      }
+    } finally {
+      first.disconnect();
+      second.disconnect();
+      await one.stop();
+      await other.stop();
+    }
   });
 
   it('fails with install instructions when redis-server is not on PATH', async () => {

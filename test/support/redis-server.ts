@@ -21,6 +21,9 @@
 
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { findFreeLoopbackPort, LOOPBACK_HOST } from './free-port.js';
 import { answersPing } from './resp-ping.js';
@@ -97,9 +100,24 @@ const KEPT_OUTPUT_CHARS = 16_000;
 
 /** Children started here and not yet exited; SIGKILLed if the test process exits first. */
 const runningChildren = new Set<ChildProcess>();
+/** The working directories made for servers here, removed when the test process exits. */
+const workingDirs: string[] = [];
 process.on('exit', () => {
   for (const child of runningChildren) child.kill('SIGKILL');
+  for (const dir of workingDirs) rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * A fresh working directory for one server (kept across its restarts). Without one, a server writes into the test
+ * process's directory (a replica saves the RDB of its full sync there as dump.rdb), and every server started later
+ * there loads it at start: its keys, and its replication offset, which makes Redis keep a replication backlog and
+ * copy every write of a script for it.
+ */
+function freshWorkingDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rrl-redis-'));
+  workingDirs.push(dir);
+  return dir;
+}
 
 /** A spawned redis-server (or valkey-server) with its exit promise and the tail of its stdout/stderr. */
 interface LaunchedProcess {
@@ -251,9 +269,12 @@ class LocalRedisServer implements RedisServer {
  */
 export async function startRedisServer(options: StartRedisServerOptions = {}): Promise<RedisServer> {
   const binary = options.binary ?? 'redis-server';
+  let dir: string | undefined;
   for (let attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
     const port = await findFreeLoopbackPort();
-    const args = [...(options.configFile === undefined ? [] : [options.configFile]), ...redisServerArgs(port, options.extraArgs)];
+    const extraArgs = options.extraArgs ?? [];
+    const dirArgs = extraArgs.includes('--dir') ? [] : ['--dir', (dir ??= freshWorkingDir())];
+    const args = [...(options.configFile === undefined ? [] : [options.configFile]), ...redisServerArgs(port, [...dirArgs, ...extraArgs])];
     try {
       return new LocalRedisServer(port, args, await launchUntilReady(binary, port, args));
     } catch (error) {
