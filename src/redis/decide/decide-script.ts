@@ -356,6 +356,44 @@ local function forget(key, actions, upTo)
   return dropped
 end
 
+-- Step 5 with an action id, on one tier: the action is recorded once. Its earlier blocked record is replaced (it
+-- counted if in the window); an earlier admitted record that has left the window (or this would be a retry) keeps
+-- counting for the calls still in flight, renamed without its action id (with its weight, on a tier that counts
+-- cost: weights and ledger are nil on one that counts actions); the companion holds the new member. Returns what the
+-- replaced blocked record counted and weighed in the window after cutoff.
+local function recordOnce(key, actions, weights, ledger, cutoff, actionId, member, passes, nowText)
+  local blocked, counted, weighed = '-' .. actionId, 0, 0
+  local blockedAt = call('ZSCORE', key, blocked)
+  if blockedAt then
+    local inWindow = blockedAt + 0 > cutoff:sub(2) + 0
+    if inWindow then counted = 1 end
+    if weights then
+      local blockedWeight = unweigh(weights, ledger, { blocked }, { blockedAt + 0 })[1]
+      if inWindow then weighed = blockedWeight end
+    end
+    call('ZREM', key, blocked)
+  end
+  call('ZREM', actions, blocked)
+  local admittedAt = passes and call('ZSCORE', key, member)
+  if admittedAt then
+    local renamed = '=' .. admittedAt .. member
+    call('ZREM', key, member)
+    call('ZREM', actions, member)
+    call('ZADD', key, admittedAt, renamed)
+    if weights then
+      local admittedWeight = call('HGET', weights, member)
+      if admittedWeight then
+        call('HDEL', weights, member)
+        call('HSET', weights, renamed, admittedWeight)
+        -- Without its action id the record is one of anon's.
+        ledger.anon = ledger.anon + admittedWeight
+      end
+    end
+  end
+  call('ZADD', actions, nowText, member)
+  return counted, weighed
+end
+
 local reply, r = {}, 0
 -- Redis TIME, as a number and as text, read by the first decision that asks for it.
 local redisNow, redisNowText
@@ -366,14 +404,13 @@ local redisNow, redisNowText
 -- here, at the end of the call.
 local LONG_INTERVAL = 10000000
 local ttlAtEnd
--- What the general path holds of each tier of the decision at hand, in one flat table made by the first decision
--- that takes it (one table, not one per field: each costs Redis allocations on every call): tier i's fields start
--- at (i - 1) * state_width. Its first key, its rule's offset, its cost, the cutoff and forget stamps, |S| (read
--- first, for every tier); W(S), whether the key held records, max(S), and a cost tier's sums as read, then its
--- ledger.
-local state_key, state_rule, state_cost, state_cutoff, state_forget, state_count = 1, 2, 3, 4, 5, 6
-local state_weight, state_held, state_newest, state_ledger, state_width = 7, 8, 9, 10, 10
-local state
+-- What the general path holds of each tier of the decision at hand, by tier, in arrays made once per call, by the
+-- first decision that takes it (reading one at a tier is one instruction of Lua). Read first, for every tier: its
+-- first key, its rule's offset, the cutoff and forget stamps, |S|, and a cost tier's sums as read (false on a tier
+-- that counts actions), which become its ledger; then whether the key held records, and max(S). Only a tier that
+-- counts cost has a cost and W(S), in arrays made only for a call that has one (every attempt weighs 1 on a tier
+-- that counts actions, and |S| is its weight).
+local keyOf, ruleOf, cutoffOf, forgetOf, countOf, heldOf, newestOf, ledgerOf, costOf, weightOf
 
 local k0, a0 = 0, 1
 while a0 < rulesAt do
@@ -420,7 +457,12 @@ while a0 < rulesAt do
   else
     ---------------------------------------------------------------------------------------------------------------
     -- The general path.
-    state = state or {}
+    if keyOf == nil then
+      -- Each made at the size of a stack of three tiers (per second, minute and day): filling them grows none.
+      keyOf, ruleOf, cutoffOf, forgetOf = { false, false, false }, { false, false, false }, { false, false, false }, { false, false, false }
+      countOf, heldOf, newestOf = { false, false, false }, { false, false, false }, { false, false, false }
+      if anyCostTier then ledgerOf, costOf, weightOf = { false, false, false }, { false, false, false }, { false, false, false } end
+    end
     local record = member ~= '' or actionId ~= ''
     local redisClock = nowText == ''
     local now -- the stamp as a number, read where a decision needs one
@@ -438,10 +480,10 @@ while a0 < rulesAt do
     -- Each tier's rule, cost and |S|, and where its keys and fields are (a tier that counts cost has one more of
     -- each). The first commands on each key tell a key of another type before anything is written: the decision
     -- then fails alone (the places of the rest are still read, for the next decision).
-    local failed, k, t, s = false, k0, t0, 0
-    for _ = 1, n do
+    local failed, k, t = false, k0, t0
+    for i = 1, n do
       local ro = ARGV[t + tier_rule] + 0
-      local weighed = rules[ro + rule_countsCost]
+      local weighed = anyCostTier and rules[ro + rule_countsCost]
       if not failed then
         local cutoff, upTo = ARGV[t + tier_cutoff], ARGV[t + tier_forget]
         -- On Redis's clock the call is stamped as it runs: never in flight, it forgets what left its window.
@@ -459,24 +501,17 @@ while a0 < rulesAt do
         then
           failed = true
         end
-        -- Every field, one at a time in the order of their offsets, as the rules are read.
-        state[s + state_key] = k
-        state[s + state_rule] = ro
-        state[s + state_cost] = weighed and ARGV[t + tier_cost] + 0 or 1
-        state[s + state_cutoff] = cutoff
-        state[s + state_forget] = upTo
-        state[s + state_count] = count
-        state[s + state_weight] = count
-        state[s + state_held] = false
-        state[s + state_newest] = -1
-        state[s + state_ledger] = sums
+        keyOf[i], ruleOf[i], cutoffOf[i], forgetOf[i], countOf[i] = k, ro, cutoff, upTo, count
+        if anyCostTier then
+          ledgerOf[i] = sums
+          if weighed then costOf[i] = ARGV[t + tier_cost] + 0 end
+        end
       end
       if weighed then
         k, t = k + keys_width, t + tier_width
       else
         k, t = k + keys_width - 1, t + tier_width - 1
       end
-      s = s + state_width
     end
     local last = t >= rulesAt -- the call's last decision: nothing after it uses its keys
 
@@ -489,30 +524,30 @@ while a0 < rulesAt do
       -- admitted record is in a tier's window.
       local replayed, passes = false, true
       for i = 1, n do
-        local s = (i - 1) * state_width
-        local k, ro, count, cutoff, upTo = state[s + state_key], state[s + state_rule], state[s + state_count], state[s + state_cutoff], state[s + state_forget]
-        local key, max, gap, countsCost = KEYS[k + keys_key], rules[ro + rule_max], rules[ro + rule_gap], rules[ro + rule_countsCost]
-        local weights = countsCost and KEYS[k + keys_weights] or nil
-        local weight, dropped = count, 0
-        if countsCost then
-          local ledger
-          weight, dropped, ledger = openLedger(key, weights, state[s + state_ledger], cutoff, upTo, record)
-          state[s + state_ledger] = ledger
-          if dropped > 0 then tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', upTo) end
+        local k, ro, count, sums = keyOf[i], ruleOf[i], countOf[i], anyCostTier and ledgerOf[i]
+        local key, max, gap = KEYS[k + keys_key], rules[ro + rule_max], rules[ro + rule_gap]
+        -- What S weighs with the attempt: |S| and 1, or W(S) and its cost on a tier that counts cost.
+        local weighedWith, dropped = count + 1, 0
+        if sums then
+          local weight, ledger
+          weight, dropped, ledger = openLedger(key, KEYS[k + keys_weights], sums, cutoffOf[i], forgetOf[i], record)
+          ledgerOf[i], weightOf[i] = ledger, weight
+          weighedWith = weight + costOf[i]
+          if dropped > 0 then tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', forgetOf[i]) end
         elseif record then
-          dropped = forget(key, KEYS[k + keys_actions], upTo)
+          dropped = forget(key, KEYS[k + keys_actions], forgetOf[i])
         end
-        state[s + state_weight], state[s + state_held] = weight, dropped > 0 or count > 0
+        heldOf[i] = dropped > 0 or count > 0
         if actionId ~= '' then
           local admittedAt = call('ZSCORE', key, '+' .. actionId)
-          if admittedAt and admittedAt + 0 > cutoff:sub(2) + 0 then replayed = true end
+          if admittedAt and admittedAt + 0 > cutoffOf[i]:sub(2) + 0 then replayed = true end
         end
         local newest = -1
-        if count > 0 and (gap > 0 or (max == 1 and not countsCost)) then
+        if count > 0 and (gap > 0 or (max == 1 and not sums)) then
           newest, now = scoreAt(key, '-1'), now or nowText + 0
         end
-        state[s + state_newest] = newest
-        if weight + state[s + state_cost] > max or (gap > 0 and newest >= 0 and now - newest < gap) then passes = false end
+        newestOf[i] = newest
+        if weighedWith > max or (gap > 0 and newest >= 0 and now - newest < gap) then passes = false end
       end
       reply[r + 1], r = replayed and ALREADY_ADMITTED or passes and ALLOWED or BLOCKED, r + 1
       if redisClock then reply[r + 1], r = now, r + 1 end
@@ -520,83 +555,86 @@ while a0 < rulesAt do
 
       -- Step 5 per tier, and what steps 6 and 7 need of S'.
       for i = 1, n do
-        local s = (i - 1) * state_width
-        local k, ro, count, weight, newest, cost = state[s + state_key], state[s + state_rule], state[s + state_count], state[s + state_weight], state[s + state_newest], state[s + state_cost]
-        local cutoff, ledger = state[s + state_cutoff], state[s + state_ledger]
-        local key, actions, max, countsCost = KEYS[k + keys_key], KEYS[k + keys_actions], rules[ro + rule_max], rules[ro + rule_countsCost]
-        local weights = countsCost and KEYS[k + keys_weights] or nil
-        local readsNewest = rules[ro + rule_gap] > 0 or (max == 1 and not countsCost)
-        if not record and not countsCost then
-          -- A dry run: the (k-1)-th and k-th newest of S.
-          local nearlyFull, full, kMinus1thNewest, kthNewest = max > 1 and count >= max - 1, count >= max, -1, -1
-          if max == 1 then
-            kthNewest = newest
-          elseif nearlyFull then
-            local pair = call('ZRANGE', key, format('%d', -max), format('%d', 1 - max), 'WITHSCORES')
-            kMinus1thNewest, kthNewest = pair[#pair] + 0, pair[2] + 0
-          end
-          reply[r + 1], r = count, r + 1
-          if readsNewest then reply[r + 1], r = newest, r + 1 end
-          if nearlyFull then reply[r + 1], r = kMinus1thNewest, r + 1 end
-          if full then reply[r + 1], r = kthNewest, r + 1 end
-        elseif not record then
-          -- A dry run on a tier that counts cost: S' as the attempt would leave it, weighed.
-          local weightAfter, newestAfter, pending = weight, newest, nil
-          if passes or rules[ro + rule_countBlocked] then
-            now = now or nowText + 0
-            weightAfter, pending = weight + cost, cost
-            if now > newestAfter then newestAfter = now end
-          end
-          reply[r + 1], reply[r + 2], r = weight, weightAfter, r + 2
-          if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
-          if weightAfter > max - cost then
-            reply[r + 1], r = fitsAfterWeighed(key, weights, cutoff, weightAfter, max - cost, pending, now), r + 1
+        local k, ro, count, newest, ledger = keyOf[i], ruleOf[i], countOf[i], newestOf[i], anyCostTier and ledgerOf[i]
+        local key, actions, max = KEYS[k + keys_key], KEYS[k + keys_actions], rules[ro + rule_max]
+        local readsNewest = rules[ro + rule_gap] > 0 or (max == 1 and not ledger)
+        local recorded = record and not replayed and (passes or rules[ro + rule_countBlocked])
+        if not ledger then
+          -- A tier that counts actions.
+          if not record then
+            -- A dry run: the (k-1)-th and k-th newest of S.
+            local nearlyFull, full, kMinus1thNewest, kthNewest = max > 1 and count >= max - 1, count >= max, -1, -1
+            if max == 1 then
+              kthNewest = newest
+            elseif nearlyFull then
+              local pair = call('ZRANGE', key, format('%d', -max), format('%d', 1 - max), 'WITHSCORES')
+              kMinus1thNewest, kthNewest = pair[#pair] + 0, pair[2] + 0
+            end
+            reply[r + 1], r = count, r + 1
+            if readsNewest then reply[r + 1], r = newest, r + 1 end
+            if nearlyFull then reply[r + 1], r = kMinus1thNewest, r + 1 end
+            if full then reply[r + 1], r = kthNewest, r + 1 end
+          else
+            local countAfter, newestAfter = count, newest
+            if recorded then
+              if actionId ~= '' then countAfter = countAfter - recordOnce(key, actions, nil, nil, cutoffOf[i], actionId, member, passes, nowText) end
+              countAfter = countAfter + call('ZADD', key, nowText, member)
+              -- The flood bound keeps the newest max records of the window, and more: |S'| stays at least max.
+              if countAfter > max then floodBound(key, actions, max, countAfter) end
+              if readsNewest then
+                if actionId ~= '' then
+                  newestAfter = countAfter > 0 and scoreAt(key, '-1') or -1
+                else
+                  now = now or nowText + 0
+                  if now > newestAfter then newestAfter = now end
+                end
+              end
+              -- The companion outlives its key wherever the flood bound may read it (a rule that counts blocked
+              -- attempts, on a key that held records) or this decision wrote to it.
+              local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked] and heldOf[i]) and rules[ro + rule_actionTtl]
+              if (last and n == 1) or rules[ro + rule_interval] >= LONG_INTERVAL then
+                call('PEXPIRE', key, ttl)
+                if actionTtl then call('PEXPIRE', actions, actionTtl) end
+              else
+                ttlAtEnd = ttlAtEnd or {}
+                ttlAtEnd[key] = ttl
+                if actionTtl then ttlAtEnd[actions] = actionTtl end
+              end
+            end
+            reply[r + 1], reply[r + 2], r = count, countAfter, r + 2
+            if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
+            if countAfter >= max then
+              reply[r + 1], r = max == 1 and newestAfter or scoreAt(key, format('%d', -max)), r + 1
+            end
           end
         else
-          local countAfter, newestAfter = count, newest
-          -- What the tier's S' weighs: |S'|, or W(S') on a tier that counts cost.
-          -- What a wait walks: W(S') less what the flood bound removed of it.
-          local weightAfter, walked = weight, nil
-          if not replayed and (passes or rules[ro + rule_countBlocked]) then
-            if actionId ~= '' then
-              -- The action is recorded once: its earlier blocked record is replaced (it counted if in the window).
-              local blocked = '-' .. actionId
-              local blockedAt = call('ZSCORE', key, blocked)
-              if blockedAt then
-                local blockedWeight = 1
-                if weights then
-                  blockedWeight = tonumber(call('HGET', weights, blocked)) or 0
-                  unweigh(weights, ledger, { blocked }, { blockedAt + 0 })
-                end
-                call('ZREM', key, blocked)
-                if blockedAt + 0 > cutoff:sub(2) + 0 then
-                  countAfter, weightAfter = countAfter - 1, weightAfter - blockedWeight
-                end
-              end
-              call('ZREM', actions, blocked)
-              -- An earlier admitted record of the action has left the window (or this would be a retry): it keeps
-              -- counting for the calls still in flight, without its action id (and with its weight).
-              local admittedAt = passes and call('ZSCORE', key, member)
-              if admittedAt then
-                local renamed = '=' .. admittedAt .. member
-                call('ZREM', key, member)
-                call('ZREM', actions, member)
-                call('ZADD', key, admittedAt, renamed)
-                if weights then
-                  local admittedWeight = call('HGET', weights, member)
-                  if admittedWeight then
-                    call('HDEL', weights, member)
-                    call('HSET', weights, renamed, admittedWeight)
-                    -- Without its action id the record is one of anon's.
-                    ledger.anon = ledger.anon + admittedWeight
-                  end
-                end
-              end
-              call('ZADD', actions, nowText, member)
+          -- A tier that counts cost: W(S) is weight, and the attempt weighs cost.
+          local weights, weight, cost, cutoff = KEYS[k + keys_weights], weightOf[i], costOf[i], cutoffOf[i]
+          local weightAfter, newestAfter = weight, newest
+          if not record then
+            -- A dry run: S' as the attempt would leave it, weighed.
+            local pending
+            if passes or rules[ro + rule_countBlocked] then
+              now = now or nowText + 0
+              weightAfter, pending = weight + cost, cost
+              if now > newestAfter then newestAfter = now end
             end
-            local added = call('ZADD', key, nowText, member)
-            countAfter = countAfter + added
-            if weights then
+            reply[r + 1], reply[r + 2], r = weight, weightAfter, r + 2
+            if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
+            if weightAfter > max - cost then
+              reply[r + 1], r = fitsAfterWeighed(key, weights, cutoff, weightAfter, max - cost, pending, now), r + 1
+            end
+          else
+            -- What a wait walks: W(S') less what the flood bound removed of it.
+            local walked
+            if recorded then
+              local countAfter = count
+              if actionId ~= '' then
+                local counted, weighed = recordOnce(key, actions, weights, ledger, cutoff, actionId, member, passes, nowText)
+                countAfter, weightAfter = countAfter - counted, weightAfter - weighed
+              end
+              local added = call('ZADD', key, nowText, member)
+              countAfter = countAfter + added
               if added == 1 then
                 now = now or nowText + 0
                 -- The record's weight, in its ledger's sums too.
@@ -609,46 +647,32 @@ while a0 < rulesAt do
               if not passes and weightAfter > max then
                 walked = weightAfter - weighedFloodBound(key, actions, weights, ledger, max, cutoff)
               end
-            else
-              weightAfter = countAfter
-              -- The flood bound keeps the newest max records of the window, and more: |S'| stays at least max.
-              if countAfter > max then floodBound(key, actions, max, countAfter) end
-            end
-            if readsNewest then
-              if actionId ~= '' then
-                newestAfter = countAfter > 0 and scoreAt(key, '-1') or -1
+              if readsNewest then
+                if actionId ~= '' then
+                  newestAfter = countAfter > 0 and scoreAt(key, '-1') or -1
+                else
+                  now = now or nowText + 0
+                  if now > newestAfter then newestAfter = now end
+                end
+              end
+              -- The companion as on a tier that counts actions; the weights live as the key does.
+              local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked] and heldOf[i]) and rules[ro + rule_actionTtl]
+              if (last and n == 1) or rules[ro + rule_interval] >= LONG_INTERVAL then
+                call('PEXPIRE', key, ttl)
+                if actionTtl then call('PEXPIRE', actions, actionTtl) end
+                call('PEXPIRE', weights, ttl)
               else
-                now = now or nowText + 0
-                if now > newestAfter then newestAfter = now end
+                ttlAtEnd = ttlAtEnd or {}
+                ttlAtEnd[key], ttlAtEnd[weights] = ttl, ttl
+                if actionTtl then ttlAtEnd[actions] = actionTtl end
               end
             end
-            -- The companion outlives its key wherever the flood bound may read it (a rule that counts blocked
-            -- attempts, on a key that held records) or this decision wrote to it. The weights live as the key does.
-            local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked] and state[s + state_held]) and rules[ro + rule_actionTtl]
-            if (last and n == 1) or rules[ro + rule_interval] >= LONG_INTERVAL then
-              call('PEXPIRE', key, ttl)
-              if actionTtl then call('PEXPIRE', actions, actionTtl) end
-              if weights then call('PEXPIRE', weights, ttl) end
-            else
-              ttlAtEnd = ttlAtEnd or {}
-              ttlAtEnd[key] = ttl
-              if actionTtl then ttlAtEnd[actions] = actionTtl end
-              if weights then ttlAtEnd[weights] = ttl end
-            end
-          end
-          if weights then
             -- The sums, once: on weights that exist, or that this attempt made.
             if ledger.existed or weightAfter ~= weight then closeLedger(weights, ledger) end
             reply[r + 1], reply[r + 2], r = weight, weightAfter, r + 2
             if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
             if weightAfter > max - cost then
               reply[r + 1], r = fitsAfterWeighed(key, weights, cutoff, walked or weightAfter, max - cost, nil, 0), r + 1
-            end
-          else
-            reply[r + 1], reply[r + 2], r = count, countAfter, r + 2
-            if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
-            if countAfter >= max then
-              reply[r + 1], r = max == 1 and newestAfter or scoreAt(key, format('%d', -max)), r + 1
             end
           end
         end

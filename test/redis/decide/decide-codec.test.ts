@@ -28,7 +28,7 @@ import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
 
 /** The SHA1 of the decide script: a change to its text is a change to this line. */
-const DECIDE_SCRIPT_SHA1 = 'd35f19a99c3501ea3fa2c46e48ce016ef6d44550';
+const DECIDE_SCRIPT_SHA1 = '723228ed979f70b557680d179961ae061bbb6005';
 
 describe('the decide script call layout', () => {
   const connection = useIORedisClient();
