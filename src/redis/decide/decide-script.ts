@@ -347,15 +347,6 @@ if anyCostTier then
   end
 end
 
--- Step 1 for an attempt on a tier that counts actions: forgets the records stamped at or before upTo, from the
--- companion too, so that it never holds a record the key no longer does; returns how many it forgot. (A tier that
--- counts cost forgets in openLedger.)
-local function forget(key, actions, upTo)
-  local dropped = call('ZREMRANGEBYSCORE', key, '-inf', upTo)
-  if dropped > 0 then tryCall('ZREMRANGEBYSCORE', actions, '-inf', upTo) end
-  return dropped
-end
-
 -- Step 5 with an action id, on one tier: the action is recorded once. Its earlier blocked record is replaced (it
 -- counted if in the window); an earlier admitted record that has left the window (or this would be a retry) keeps
 -- counting for the calls still in flight, renamed without its action id (with its weight, on a tier that counts
@@ -418,20 +409,26 @@ while a0 < rulesAt do
   local n = tiers == '1' and 1 or tiers + 0
   local t0 = a0 + header_width
   local o = ARGV[t0 + tier_rule] + 0
+  local max = rules[o + rule_max] -- the first tier's
 
-  if n == 1 and member ~= '' and nowText ~= '' and rules[o + rule_gap] == 0 and rules[o + rule_max] > 1 and not rules[o + rule_countsCost] then
+  if n == 1 and member ~= '' and nowText ~= '' and rules[o + rule_gap] == 0 and max > 1 and not (anyCostTier and rules[o + rule_countsCost]) then
     ---------------------------------------------------------------------------------------------------------------
     -- The short path: one tier, an attempt without an action id, on the caller's clock, under a rule that counts
     -- actions with no gap and a max above 1, which never reads max(S) or the time as a number. The steps of the
     -- general path below, less what such a decision never takes; most decisions are of this kind.
     local last = t0 + tier_width - 1 >= rulesAt -- the call's last decision: nothing after it uses its keys
-    local key, actions, max, countBlocked = KEYS[k0 + keys_key], KEYS[k0 + keys_actions], rules[o + rule_max], rules[o + rule_countBlocked]
+    local key, actions, countBlocked = KEYS[k0 + keys_key], KEYS[k0 + keys_actions], rules[o + rule_countBlocked]
     -- |S|: the records stamped after the cutoff, those stamped after now included (they arrived first).
     local count = tryCall('ZCOUNT', key, ARGV[t0 + tier_cutoff], '+inf')
     if type(count) ~= 'number' then
       reply[r + 1], r = WRONG_TYPE, r + 1
     else
-      local held = forget(key, actions, ARGV[t0 + tier_forget]) > 0 or count > 0
+      -- Step 1: forget the records stamped at or before the forget stamp, from the companion too, so that it never
+      -- holds a record the key no longer does.
+      local upTo = ARGV[t0 + tier_forget]
+      local dropped = call('ZREMRANGEBYSCORE', key, '-inf', upTo)
+      if dropped > 0 then tryCall('ZREMRANGEBYSCORE', actions, '-inf', upTo) end
+      local held = dropped > 0 or count > 0
       local passes = count < max
       local countAfter = count
       if passes or countBlocked then
@@ -535,7 +532,9 @@ while a0 < rulesAt do
           weighedWith = weight + costOf[i]
           if dropped > 0 then tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', forgetOf[i]) end
         elseif record then
-          dropped = forget(key, KEYS[k + keys_actions], forgetOf[i])
+          -- As on the short path (a tier that counts cost forgets in openLedger).
+          dropped = call('ZREMRANGEBYSCORE', key, '-inf', forgetOf[i])
+          if dropped > 0 then tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', forgetOf[i]) end
         end
         heldOf[i] = dropped > 0 or count > 0
         if actionId ~= '' then

@@ -28,7 +28,7 @@ describe('the decide script: the short path decides as the general path', () => 
 
   /** The decide script with its short path switched off: the general path decides every decision. */
   const SHORT_PATH =
-    "if n == 1 and member ~= '' and nowText ~= '' and rules[o + rule_gap] == 0 and rules[o + rule_max] > 1 and not rules[o + rule_countsCost] then";
+    "if n == 1 and member ~= '' and nowText ~= '' and rules[o + rule_gap] == 0 and max > 1 and not (anyCostTier and rules[o + rule_countsCost]) then";
   const generalOnly = DECIDE_SCRIPT.lua.replace(SHORT_PATH, 'if false then');
 
   it("is taken only by one tier, an attempt without an action id on the caller's clock, with no gap and a max above 1", () => {
