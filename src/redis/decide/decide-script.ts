@@ -347,44 +347,6 @@ if anyCostTier then
   end
 end
 
--- Step 5 with an action id, on one tier: the action is recorded once. Its earlier blocked record is replaced (it
--- counted if in the window); an earlier admitted record that has left the window (or this would be a retry) keeps
--- counting for the calls still in flight, renamed without its action id (with its weight, on a tier that counts
--- cost: weights and ledger are nil on one that counts actions); the companion holds the new member. Returns what the
--- replaced blocked record counted and weighed in the window after cutoff.
-local function recordOnce(key, actions, weights, ledger, cutoff, actionId, member, passes, nowText)
-  local blocked, counted, weighed = '-' .. actionId, 0, 0
-  local blockedAt = call('ZSCORE', key, blocked)
-  if blockedAt then
-    local inWindow = blockedAt + 0 > cutoff:sub(2) + 0
-    if inWindow then counted = 1 end
-    if weights then
-      local blockedWeight = unweigh(weights, ledger, { blocked }, { blockedAt + 0 })[1]
-      if inWindow then weighed = blockedWeight end
-    end
-    call('ZREM', key, blocked)
-  end
-  call('ZREM', actions, blocked)
-  local admittedAt = passes and call('ZSCORE', key, member)
-  if admittedAt then
-    local renamed = '=' .. admittedAt .. member
-    call('ZREM', key, member)
-    call('ZREM', actions, member)
-    call('ZADD', key, admittedAt, renamed)
-    if weights then
-      local admittedWeight = call('HGET', weights, member)
-      if admittedWeight then
-        call('HDEL', weights, member)
-        call('HSET', weights, renamed, admittedWeight)
-        -- Without its action id the record is one of anon's.
-        ledger.anon = ledger.anon + admittedWeight
-      end
-    end
-  end
-  call('ZADD', actions, nowText, member)
-  return counted, weighed
-end
-
 local reply, r = {}, 0
 -- Redis TIME, as a number and as text, read by the first decision that asks for it.
 local redisNow, redisNowText
@@ -556,84 +518,81 @@ while a0 < rulesAt do
       for i = 1, n do
         local k, ro, count, newest, ledger = keyOf[i], ruleOf[i], countOf[i], newestOf[i], anyCostTier and ledgerOf[i]
         local key, actions, max = KEYS[k + keys_key], KEYS[k + keys_actions], rules[ro + rule_max]
+        -- A tier that counts cost: its weights, W(S), the attempt's cost and the cutoff.
+        local weights, weight, cost, cutoff
+        if ledger then
+          weights, weight, cost, cutoff = KEYS[k + keys_weights], weightOf[i], costOf[i], cutoffOf[i]
+        end
         local readsNewest = rules[ro + rule_gap] > 0 or (max == 1 and not ledger)
-        local recorded = record and not replayed and (passes or rules[ro + rule_countBlocked])
-        if not ledger then
-          -- A tier that counts actions.
-          if not record then
-            -- A dry run: the (k-1)-th and k-th newest of S.
-            local nearlyFull, full, kMinus1thNewest, kthNewest = max > 1 and count >= max - 1, count >= max, -1, -1
-            if max == 1 then
-              kthNewest = newest
-            elseif nearlyFull then
-              local pair = call('ZRANGE', key, format('%d', -max), format('%d', 1 - max), 'WITHSCORES')
-              kMinus1thNewest, kthNewest = pair[#pair] + 0, pair[2] + 0
-            end
-            reply[r + 1], r = count, r + 1
-            if readsNewest then reply[r + 1], r = newest, r + 1 end
-            if nearlyFull then reply[r + 1], r = kMinus1thNewest, r + 1 end
-            if full then reply[r + 1], r = kthNewest, r + 1 end
-          else
-            local countAfter, newestAfter = count, newest
-            if recorded then
-              if actionId ~= '' then countAfter = countAfter - recordOnce(key, actions, nil, nil, cutoffOf[i], actionId, member, passes, nowText) end
-              countAfter = countAfter + call('ZADD', key, nowText, member)
-              -- The flood bound keeps the newest max records of the window, and more: |S'| stays at least max.
-              if countAfter > max then floodBound(key, actions, max, countAfter) end
-              if readsNewest then
-                if actionId ~= '' then
-                  newestAfter = countAfter > 0 and scoreAt(key, '-1') or -1
-                else
-                  now = now or nowText + 0
-                  if now > newestAfter then newestAfter = now end
-                end
-              end
-              -- The companion outlives its key wherever the flood bound may read it (a rule that counts blocked
-              -- attempts, on a key that held records) or this decision wrote to it.
-              local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked] and heldOf[i]) and rules[ro + rule_actionTtl]
-              if (last and n == 1) or rules[ro + rule_interval] >= LONG_INTERVAL then
-                call('PEXPIRE', key, ttl)
-                if actionTtl then call('PEXPIRE', actions, actionTtl) end
-              else
-                ttlAtEnd = ttlAtEnd or {}
-                ttlAtEnd[key] = ttl
-                if actionTtl then ttlAtEnd[actions] = actionTtl end
-              end
-            end
-            reply[r + 1], reply[r + 2], r = count, countAfter, r + 2
-            if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
-            if countAfter >= max then
-              reply[r + 1], r = max == 1 and newestAfter or scoreAt(key, format('%d', -max)), r + 1
-            end
+        if not record and not ledger then
+          -- A dry run: the (k-1)-th and k-th newest of S.
+          local nearlyFull, full, kMinus1thNewest, kthNewest = max > 1 and count >= max - 1, count >= max, -1, -1
+          if max == 1 then
+            kthNewest = newest
+          elseif nearlyFull then
+            local pair = call('ZRANGE', key, format('%d', -max), format('%d', 1 - max), 'WITHSCORES')
+            kMinus1thNewest, kthNewest = pair[#pair] + 0, pair[2] + 0
+          end
+          reply[r + 1], r = count, r + 1
+          if readsNewest then reply[r + 1], r = newest, r + 1 end
+          if nearlyFull then reply[r + 1], r = kMinus1thNewest, r + 1 end
+          if full then reply[r + 1], r = kthNewest, r + 1 end
+        elseif not record then
+          -- A dry run on a tier that counts cost: S' as the attempt would leave it, weighed.
+          local weightAfter, newestAfter, pending = weight, newest, nil
+          if passes or rules[ro + rule_countBlocked] then
+            now = now or nowText + 0
+            weightAfter, pending = weight + cost, cost
+            if now > newestAfter then newestAfter = now end
+          end
+          reply[r + 1], reply[r + 2], r = weight, weightAfter, r + 2
+          if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
+          if weightAfter > max - cost then
+            reply[r + 1], r = fitsAfterWeighed(key, weights, cutoff, weightAfter, max - cost, pending, now), r + 1
           end
         else
-          -- A tier that counts cost: W(S) is weight, and the attempt weighs cost.
-          local weights, weight, cost, cutoff = KEYS[k + keys_weights], weightOf[i], costOf[i], cutoffOf[i]
-          local weightAfter, newestAfter = weight, newest
-          if not record then
-            -- A dry run: S' as the attempt would leave it, weighed.
-            local pending
-            if passes or rules[ro + rule_countBlocked] then
-              now = now or nowText + 0
-              weightAfter, pending = weight + cost, cost
-              if now > newestAfter then newestAfter = now end
-            end
-            reply[r + 1], reply[r + 2], r = weight, weightAfter, r + 2
-            if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
-            if weightAfter > max - cost then
-              reply[r + 1], r = fitsAfterWeighed(key, weights, cutoff, weightAfter, max - cost, pending, now), r + 1
-            end
-          else
-            -- What a wait walks: W(S') less what the flood bound removed of it.
-            local walked
-            if recorded then
-              local countAfter = count
-              if actionId ~= '' then
-                local counted, weighed = recordOnce(key, actions, weights, ledger, cutoff, actionId, member, passes, nowText)
-                countAfter, weightAfter = countAfter - counted, weightAfter - weighed
+          local countAfter, newestAfter = count, newest
+          -- On a tier that counts cost, what S' weighs, and what a wait walks: W(S') less what the flood bound
+          -- removed of it.
+          local weightAfter, walked = weight, nil
+          if not replayed and (passes or rules[ro + rule_countBlocked]) then
+            if actionId ~= '' then
+              -- The action is recorded once: its earlier blocked record is replaced (it counted if in the window).
+              local blocked = '-' .. actionId
+              local blockedAt = call('ZSCORE', key, blocked)
+              if blockedAt then
+                local inWindow = blockedAt + 0 > cutoffOf[i]:sub(2) + 0
+                if inWindow then countAfter = countAfter - 1 end
+                if weights then
+                  local blockedWeight = unweigh(weights, ledger, { blocked }, { blockedAt + 0 })[1]
+                  if inWindow then weightAfter = weightAfter - blockedWeight end
+                end
+                call('ZREM', key, blocked)
               end
-              local added = call('ZADD', key, nowText, member)
-              countAfter = countAfter + added
+              call('ZREM', actions, blocked)
+              -- An earlier admitted record of the action has left the window (or this would be a retry): it keeps
+              -- counting for the calls still in flight, without its action id (and with its weight).
+              local admittedAt = passes and call('ZSCORE', key, member)
+              if admittedAt then
+                local renamed = '=' .. admittedAt .. member
+                call('ZREM', key, member)
+                call('ZREM', actions, member)
+                call('ZADD', key, admittedAt, renamed)
+                if weights then
+                  local admittedWeight = call('HGET', weights, member)
+                  if admittedWeight then
+                    call('HDEL', weights, member)
+                    call('HSET', weights, renamed, admittedWeight)
+                    -- Without its action id the record is one of anon's.
+                    ledger.anon = ledger.anon + admittedWeight
+                  end
+                end
+              end
+              call('ZADD', actions, nowText, member)
+            end
+            local added = call('ZADD', key, nowText, member)
+            countAfter = countAfter + added
+            if weights then
               if added == 1 then
                 now = now or nowText + 0
                 -- The record's weight, in its ledger's sums too.
@@ -646,32 +605,45 @@ while a0 < rulesAt do
               if not passes and weightAfter > max then
                 walked = weightAfter - weighedFloodBound(key, actions, weights, ledger, max, cutoff)
               end
-              if readsNewest then
-                if actionId ~= '' then
-                  newestAfter = countAfter > 0 and scoreAt(key, '-1') or -1
-                else
-                  now = now or nowText + 0
-                  if now > newestAfter then newestAfter = now end
-                end
-              end
-              -- The companion as on a tier that counts actions; the weights live as the key does.
-              local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked] and heldOf[i]) and rules[ro + rule_actionTtl]
-              if (last and n == 1) or rules[ro + rule_interval] >= LONG_INTERVAL then
-                call('PEXPIRE', key, ttl)
-                if actionTtl then call('PEXPIRE', actions, actionTtl) end
-                call('PEXPIRE', weights, ttl)
+            elseif countAfter > max then
+              -- The flood bound keeps the newest max records of the window, and more: |S'| stays at least max.
+              floodBound(key, actions, max, countAfter)
+            end
+            if readsNewest then
+              if actionId ~= '' then
+                newestAfter = countAfter > 0 and scoreAt(key, '-1') or -1
               else
-                ttlAtEnd = ttlAtEnd or {}
-                ttlAtEnd[key], ttlAtEnd[weights] = ttl, ttl
-                if actionTtl then ttlAtEnd[actions] = actionTtl end
+                now = now or nowText + 0
+                if now > newestAfter then newestAfter = now end
               end
             end
+            -- The companion outlives its key wherever the flood bound may read it (a rule that counts blocked
+            -- attempts, on a key that held records) or this decision wrote to it. The weights live as the key does.
+            local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked] and heldOf[i]) and rules[ro + rule_actionTtl]
+            if (last and n == 1) or rules[ro + rule_interval] >= LONG_INTERVAL then
+              call('PEXPIRE', key, ttl)
+              if actionTtl then call('PEXPIRE', actions, actionTtl) end
+              if weights then call('PEXPIRE', weights, ttl) end
+            else
+              ttlAtEnd = ttlAtEnd or {}
+              ttlAtEnd[key] = ttl
+              if actionTtl then ttlAtEnd[actions] = actionTtl end
+              if weights then ttlAtEnd[weights] = ttl end
+            end
+          end
+          if weights then
             -- The sums, once: on weights that exist, or that this attempt made.
             if ledger.existed or weightAfter ~= weight then closeLedger(weights, ledger) end
             reply[r + 1], reply[r + 2], r = weight, weightAfter, r + 2
             if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
             if weightAfter > max - cost then
               reply[r + 1], r = fitsAfterWeighed(key, weights, cutoff, walked or weightAfter, max - cost, nil, 0), r + 1
+            end
+          else
+            reply[r + 1], reply[r + 2], r = count, countAfter, r + 2
+            if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
+            if countAfter >= max then
+              reply[r + 1], r = max == 1 and newestAfter or scoreAt(key, format('%d', -max)), r + 1
             end
           end
         end
