@@ -25,7 +25,8 @@ export interface FastifyRollingWindowStoreOptions {
   readonly client?: RedisClient;
   /**
    * Prefix of every key. A route with its own `config.rateLimit` counts under
-   * `<namespace><METHOD><url>-`, as @fastify/rate-limit's own stores do.
+   * `<namespace><METHOD><url>-`, as @fastify/rate-limit's own stores do, and
+   * the routes of one `groupId` together under `<namespace>group:<groupId>-`.
    * @default 'fastify-rate-limit-'
    */
   readonly namespace?: string;
@@ -48,6 +49,8 @@ interface FastifyRateLimitStoreParams {
   readonly exponentialBackoff?: boolean;
   /** The route, for a route's own store (`child`). */
   readonly routeInfo?: { readonly method?: string | readonly string[]; readonly url?: string };
+  /** The route's group: routes with the same `groupId` share one count per client. */
+  readonly groupId?: string;
 }
 
 /**
@@ -71,7 +74,10 @@ export interface RollingWindowFastifyStore {
    * the milliseconds until the oldest of them leaves, which drops the count.
    */
   read(key: string, callback: FastifyRateLimitCallback, timeWindow: number, max: number): void;
-  /** The store of one route with its own `config.rateLimit` (the plugin passes the route's merged options): its own keys. */
+  /**
+   * The store of one route with its own `config.rateLimit` (the plugin passes the route's merged options): its own
+   * keys, or with a `groupId` the keys of its group, shared by every route of that group.
+   */
   child(routeOptions: object): RollingWindowFastifyStore;
 }
 
@@ -156,7 +162,10 @@ export function rollingWindowStore(options: FastifyRollingWindowStoreOptions = {
     }
 
     child(routeOptions: object): RollingWindowFastifyStore {
-      const { method = '', url = '' } = (routeOptions as FastifyRateLimitStoreParams).routeInfo ?? {};
+      const { groupId, routeInfo } = routeOptions as FastifyRateLimitStoreParams;
+      // Routes of one group share their keys, whichever route asks (the plugin appends the group to the client's key).
+      if (typeof groupId === 'string' && groupId !== '') return new Store(routeOptions, `${namespace}group:${groupId}-`);
+      const { method = '', url = '' } = routeInfo ?? {};
       return new Store(routeOptions, `${this.#namespace}${String(method)}${url}-`);
     }
   }
