@@ -183,7 +183,7 @@ export class RollingWindowStore {
     return infoOf(windowCount(await hit));
   }
 
-  /** The hits of `key` in the window and when the oldest of them leaves (which drops the count); writes nothing. */
+  /** The hits of `key` in the window and `resetTime` as {@link RollingWindowStore.increment} would have answered without this hit; writes nothing. */
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
     const count = await this.#log.read(this.#keys.keyFor(key), this.#ruleOrThrow());
     return count.count === 0 ? undefined : infoOf(windowCount(count));

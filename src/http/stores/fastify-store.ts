@@ -5,7 +5,8 @@
 // `{ increment: false }`), and derives per route with `child(routeOptions)`.
 // Neither Fastify nor the plugin is imported here.
 
-import { MAX_MILLISECONDS, normalize, numberIn, object, optional, string } from '../../core/check.js';
+import { localMicroseconds, type MicrosecondClock } from '../../core/clock.js';
+import { func, MAX_MILLISECONDS, normalize, numberIn, object, optional, string } from '../../core/check.js';
 import { InvalidOptionTypeError } from '../../errors/invalid-option-error.js';
 import { UnsupportedError } from '../../errors/unsupported-error.js';
 import type { RedisClient } from '../../redis/adapters/client-types.js';
@@ -30,9 +31,15 @@ export interface FastifyRollingWindowStoreOptions {
    * @default 'fastify-rate-limit-'
    */
   readonly namespace?: string;
+  /**
+   * Integer microseconds since the epoch: when a hit is made and what its window is measured from. Tests inject one
+   * to walk through time without sleeping; every process sharing a Redis must keep its clock in sync.
+   * @default this process's microsecond clock
+   */
+  readonly clock?: MicrosecondClock;
 }
 
-/** A count as @fastify/rate-limit reads it: hits in the window (this one included) and milliseconds until that count next drops. */
+/** A count as @fastify/rate-limit reads it: hits in the window (this one included) and milliseconds until that count next changes. */
 export interface FastifyRateLimitCount {
   /** Hits in the window, this one included (above `max` it reads `max + 1`). */
   readonly current: number;
@@ -63,15 +70,18 @@ export interface RollingWindowFastifyStore {
    * Records a hit for `key` in a rolling window of `timeWindow` ms and calls
    * back with `current`, the hits in the window this one included (the
    * plugin blocks when it exceeds `max`), and `ttl`, the milliseconds until
-   * that count next drops: over the limit, until a request would be admitted
-   * again (the plugin's `Retry-After`); else until the oldest hit leaves.
+   * that count next changes: with the window full, until a request would be
+   * admitted again (the plugin's `Retry-After`); else until the oldest hit leaves.
    */
   incr(key: string, callback: FastifyRateLimitCallback, timeWindow: number, max: number): void;
   /**
    * Reads the count of `key` without recording a hit (the plugin's
    * `{ increment: false }`): `current` is the hits in the window, capped at
    * `max + 1` (so `isExceeded` is true once a request was refused), and `ttl`
-   * the milliseconds until the oldest of them leaves, which drops the count.
+   * as `incr` would have answered: with the window full (or over), the
+   * milliseconds until a request would be admitted again (every hit counts,
+   * refused ones too), so a client that waits it is admitted; else until the
+   * oldest hit leaves.
    */
   read(key: string, callback: FastifyRateLimitCallback, timeWindow: number, max: number): void;
   /**
@@ -85,10 +95,11 @@ export interface RollingWindowFastifyStore {
 export type RollingWindowFastifyStoreClass = new (pluginOptions?: object) => RollingWindowFastifyStore;
 
 /** The defaults of {@link FastifyRollingWindowStoreOptions}. */
-const FASTIFY_STORE_DEFAULTS = Object.freeze({ namespace: 'fastify-rate-limit-' });
+const FASTIFY_STORE_DEFAULTS = Object.freeze({ namespace: 'fastify-rate-limit-', clock: localMicroseconds });
 const FASTIFY_STORE_SCHEMA = {
   client: optional(object<RedisClient>('a Redis client object'), undefined),
   namespace: optional(string, FASTIFY_STORE_DEFAULTS.namespace),
+  clock: optional(func<MicrosecondClock>(), FASTIFY_STORE_DEFAULTS.clock),
 };
 /** The checks of the window (ms) and `max` the plugin hands the store with each request. */
 const timeWindowCheck = numberIn(0, MAX_MILLISECONDS);
@@ -136,8 +147,8 @@ export function rollingWindowStore(options: FastifyRollingWindowStoreOptions = {
       ipv6Subnet,
     );
   }
-  const { client, namespace } = normalize(options, FASTIFY_STORE_SCHEMA, 'the options', { allowMissing: true });
-  const log = createHitLog(client);
+  const { client, namespace, clock } = normalize(options, FASTIFY_STORE_SCHEMA, 'the options', { allowMissing: true });
+  const log = createHitLog(client, clock);
 
   class Store implements RollingWindowFastifyStore {
     readonly #namespace: string;

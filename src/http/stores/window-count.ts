@@ -10,8 +10,9 @@
 import type { HitCount, HitRule } from './hit-log/hit-log.js';
 
 /**
- * When a key's count next changes: over the limit (after a hit), when a
- * request would be admitted again; else when the oldest counted hit leaves.
+ * When a key's count next changes: with the window full (after a hit or a
+ * read), when a request would be admitted again; else when the oldest
+ * counted hit leaves.
  *
  * The wait is rounded up to the millisecond once, and the moment is the
  * answer's millisecond plus that wait. The answer's millisecond is what

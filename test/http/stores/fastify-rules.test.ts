@@ -96,7 +96,7 @@ forEachStoreBackend('rollingWindowStore, per-request rules', (backend) => {
     expect(await status('2001:db8:aa:bb02::1'), 'another /64 of the same /56 is another client').to.equal(200);
   });
 
-  it('reads the count and when it next drops (increment: false), at, below and over the limit', async () => {
+  it('reads the count and when it next changes (increment: false), at, below and over the limit', async () => {
     clock = sinon.useFakeTimers({ now: Date.now(), toFake: ['Date'] });
     fastify = await app(backend, { max: 3, timeWindow: 60_000 }, ['/']);
     const peek = async (): Promise<Record<string, unknown>> => (await fastify!.inject({ url: '/peek' })).json();
@@ -111,9 +111,10 @@ forEachStoreBackend('rollingWindowStore, per-request rules', (backend) => {
     expect(await admitted(fastify, '/', 2)).to.equal(1);
     const over = await peek();
     expect(over, 'a request was refused').to.include({ remaining: 0, isExceeded: true });
-    expect(over.ttl, 'the count next drops when the first hit leaves').to.be.within(39_999, 40_001);
+    // Every hit counts: the hits at 10 s, 20 s and the refused one at 20 s are the newest 3, and a request is admitted once the first of them leaves.
+    expect(over.ttl, 'a request is admitted again when the hit at 10 s leaves, 50 s from now').to.be.within(49_999, 50_001);
     const refused = await fastify.inject({ url: '/' });
-    // Every hit counts: the admitted and the refused hit at 20 s and this one are the newest 3.
+    // And this one: the admitted and the refused hit at 20 s and this one are the newest 3.
     expect(Number(refused.headers['retry-after']), 'a new request waits for the third newest hit to leave: 60 s').to.equal(60);
   });
 });

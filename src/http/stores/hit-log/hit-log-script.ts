@@ -45,10 +45,9 @@ import { defineScript } from '../../../redis/scripts/redis-script.js';
  *
  * Returns {count, at, blockedUntil} per key, one after the other: count = the hits in the window
  * (now - window, now], the recorded one included, capped at limit + 1; at = the score of the k-th
- * newest of them, or -1 when there is none. When recording (or refusing by the count), k = count
- * capped at the limit (at least 1): the oldest hit while the window has room, else the hit whose
- * leaving would admit a request. When reading, k = count: the oldest counted hit, whose leaving
- * drops the count (and so while a block lasts). blockedUntil = the end of the block that refuses
+ * newest of them, or -1 when there is none, where k = count capped at the limit (at least 1): the
+ * oldest hit while the window has room, else the hit whose leaving would admit a request (every hit
+ * counts, refused ones too), whether recording or reading. blockedUntil = the end of the block that refuses
  * this request on the key (one found, or one this request started), or -1. A key's log, rules and
  * refused keys expire after its largest window (written with every hit), the block key when the
  * block ends.
@@ -135,8 +134,7 @@ for _, s in ipairs(judged) do
   end
   local count = math.min(redis.call('ZCOUNT', s.log, s.from, '+inf'), s.limit + 1)
   if s.refused then count = s.limit + 1 end
-  local k = count
-  if s.recording then k = math.max(1, math.min(count, s.limit)) end
+  local k = math.max(1, math.min(count, s.limit))
   local at = -1
   if count > 0 then
     local found = redis.call('ZREVRANGEBYSCORE', s.log, '+inf', s.from, 'WITHSCORES', 'LIMIT', k - 1, 1)

@@ -53,9 +53,9 @@ export interface HitCount {
   readonly count: number;
   /**
    * When this changes, in microseconds since the epoch; undefined when the
-   * window is empty. After a hit: when the oldest hit leaves while the window
-   * has room, else when a request would be admitted again. After a read: when
-   * the oldest counted hit leaves, which drops the count.
+   * window is empty. While the window has room (this hit included), when its
+   * oldest hit leaves; else when a request would be admitted again. A read
+   * answers as the hit it did not record would have been answered.
    */
   readonly changesAtUs: number | undefined;
   /** The moment the answer is for, in microseconds since the epoch. */
@@ -115,9 +115,13 @@ export const REFUSED_KEY_SUFFIX = ':refused';
 
 /**
  * The answer for sorted timestamps `times` (ascending, already trimmed),
- * exactly as the Lua script computes it (see its header).
+ * exactly as the Lua script computes it (see its header): the hits in the
+ * window, and when that changes. While the window has room (fewer than
+ * `limit`), when its oldest hit leaves; else when a request would be admitted
+ * again: when the `limit`-th newest hit leaves (every hit counts, refused ones
+ * too). A read and a hit answer alike: the same log, the same wait.
  */
-export function countOf(times: readonly number[], nowUs: number, rule: HitRule, recorded: boolean): HitCount {
+export function countOf(times: readonly number[], nowUs: number, rule: HitRule): HitCount {
   const from = nowUs - rule.windowUs;
   let low = 0;
   let high = times.length;
@@ -127,7 +131,7 @@ export function countOf(times: readonly number[], nowUs: number, rule: HitRule, 
     else high = middle;
   }
   const count = Math.min(times.length - low, rule.limit + 1);
-  const k = recorded ? Math.max(1, Math.min(count, rule.limit)) : count;
+  const k = Math.max(1, Math.min(count, rule.limit));
   const changesAtUs = count > 0 ? times[times.length - k] : undefined;
   return { count, changesAtUs: changesAtUs === undefined ? undefined : changesAtUs + rule.windowUs, nowUs };
 }

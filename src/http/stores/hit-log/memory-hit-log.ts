@@ -48,18 +48,18 @@ export class MemoryHitLog implements HitLog {
       const endsUs = this.#blocks.get(key);
       if (endsUs !== undefined && endsUs > nowUs) return { key, rule, blockedUntilUs: endsUs };
       const entry = this.#kept(key, rule, nowUs);
-      return { key, rule, entry, refused: countOf(entry.times, nowUs, rule, false).count >= rule.limit };
+      return { key, rule, entry, refused: countOf(entry.times, nowUs, rule).count >= rule.limit };
     });
     const admitted = judged.every(({ entry, refused }) => entry !== undefined && !refused);
     return Promise.resolve(
       judged.map(({ key, rule, entry, refused, blockedUntilUs }) => {
-        if (entry === undefined) return { ...countOf(this.#live(key, nowUs)?.times ?? [], nowUs, rule, false), blockedUntilUs };
+        if (entry === undefined) return { ...countOf(this.#live(key, nowUs)?.times ?? [], nowUs, rule), blockedUntilUs };
         this.#blocks.delete(key);
         if (admitted) this.#insert(entry, nowUs, nextMember(), false);
-        if (!refused) return { ...countOf(entry.times, nowUs, rule, admitted), blockedUntilUs: undefined };
+        if (!refused) return { ...countOf(entry.times, nowUs, rule), blockedUntilUs: undefined };
         const endsUs = rule.blockUs > 0 ? nowUs + rule.blockUs : undefined;
         if (endsUs !== undefined) this.#blocks.set(key, endsUs);
-        return { ...countOf(entry.times, nowUs, rule, true), count: rule.limit + 1, blockedUntilUs: endsUs };
+        return { ...countOf(entry.times, nowUs, rule), count: rule.limit + 1, blockedUntilUs: endsUs };
       }),
     );
   }
@@ -68,8 +68,8 @@ export class MemoryHitLog implements HitLog {
   #record(key: string, rule: HitRule, nowUs: number): RecordedHit {
     const entry = this.#kept(key, rule, nowUs);
     const member = nextMember();
-    this.#insert(entry, nowUs, member, countOf(entry.times, nowUs, rule, false).count >= rule.limit);
-    return { ...countOf(entry.times, nowUs, rule, true), member };
+    this.#insert(entry, nowUs, member, countOf(entry.times, nowUs, rule).count >= rule.limit);
+    return { ...countOf(entry.times, nowUs, rule), member };
   }
 
   /**
@@ -109,7 +109,7 @@ export class MemoryHitLog implements HitLog {
 
   read(key: string, rule: HitRule): Promise<HitCount> {
     const nowUs = this.#clock();
-    return Promise.resolve(countOf(this.#live(key, nowUs)?.times ?? [], nowUs, rule, false));
+    return Promise.resolve(countOf(this.#live(key, nowUs)?.times ?? [], nowUs, rule));
   }
 
   remove(key: string, member: string): Promise<void> {
