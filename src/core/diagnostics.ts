@@ -32,7 +32,8 @@ let storeErrorChannel = SILENT;
 let circuitChannel = SILENT;
 let warningChannel = SILENT;
 
-// At import where `process.getBuiltinModule` exists (Node 20.16+), so that a subscriber gets every message.
+// At import, where `process.getBuiltinModule` exists (Node 20.16+ and 22.3+), so that a subscriber gets every message;
+// where it does not (an older Node) or throws (Next.js's edge runtime), the channels stay silent.
 withNodeBuiltin<{ channel(this: void, name: string): Channel }>('node:diagnostics_channel', ({ channel }) => {
   decisionChannel = channel(DECISION_CHANNEL);
   storeErrorChannel = channel(STORE_ERROR_CHANNEL);

@@ -1,8 +1,9 @@
 // The main entry bundled for a neutral platform, as for Cloudflare Workers
 // without `nodejs_compat` or Vercel's edge runtime (esbuild, from src/index.ts,
 // minified): it imports no Node built-in (they are used only behind a feature
-// test, src/core/node-builtin.ts), and its size is reported and is what the
-// README says. The bundle then
+// test, src/core/node-builtin.ts) and has no dynamic `import()` of a computed
+// specifier (workerd's module form refuses one: ERR_MODULE_DYNAMIC_SPEC), and
+// its size is reported and is what the README says. The bundle then
 // runs in a context with web globals only (no `process`, no `Buffer`, timers
 // that return numbers), where, as in workerd's global scope, random values and
 // timers are refused while it loads and a limiter is constructed, and decides.
@@ -14,6 +15,7 @@ import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { runInContext, createContext } from 'node:vm';
 import { gzipSync } from 'node:zlib';
+import ts from 'typescript';
 
 const ENTRY = join(import.meta.dirname, '..', '..', 'src', 'index.ts');
 const README = join(import.meta.dirname, '..', '..', 'README.md');
@@ -49,6 +51,24 @@ async function bundled(format: 'esm' | 'iife'): Promise<{ code: string; nodeImpo
     plugins: [recordNodeImports(nodeImports)],
   });
   return { code: result.outputFiles[0]!.text, nodeImports };
+}
+
+/** Every dynamic `import()` in `code` whose specifier is not a string literal, as `line:column: import(…)`. */
+function computedImports(code: string): string[] {
+  const source = ts.createSourceFile('bundle.js', code, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [specifier] = node.arguments;
+      if (specifier === undefined || !ts.isStringLiteralLike(specifier)) {
+        const { line, character } = source.getLineAndCharacterOfPosition(node.getStart(source));
+        found.push(`${line + 1}:${character + 1}: ${node.getText(source).slice(0, 80)}`);
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
 }
 
 /** What workerd says of random values, timers and I/O in the global scope. */
@@ -99,9 +119,17 @@ function webContext(inGlobalScope: () => boolean): object {
 describe('the main entry bundled for a neutral platform', function () {
   this.timeout(60_000);
 
-  it('imports no Node built-in, and reports its size', async () => {
+  it('finds a computed import() (the check below works)', () => {
+    expect(computedImports("const m = 'node:x'; import(m).then(() => import('./literal.js'), () => import(`node:${m}`));")).to.deep.equal([
+      '1:21: import(m)',
+      '1:72: import(`node:${m}`)',
+    ]);
+  });
+
+  it('imports no Node built-in, has no computed import(), and reports its size', async () => {
     const { code, nodeImports } = await bundled('esm');
     expect(nodeImports, 'Node built-ins imported by the main entry').to.deep.equal([]);
+    expect(computedImports(code), 'dynamic import() of a computed specifier in the main entry').to.deep.equal([]);
     const minified = Buffer.byteLength(code);
     const gzipped = gzipSync(code).length;
     console.log(`      main entry, neutral platform: ${(minified / 1000).toFixed(1)} kB minified, ${(gzipped / 1000).toFixed(1)} kB gzipped`);
