@@ -34,6 +34,32 @@ const MAX_BATCHES_OUT = 2;
  */
 const STALL_MS = 50;
 
+/**
+ * When a batch goes out:
+ * - `'overlap'`: up to two batches out per slot, so that Redis decides one while the client reads the other's
+ *   replies and gathers the next; decisions made while two are out wait until one comes back (or {@link STALL_MS})
+ *   and are then sent from the I/O that brought it back, whichever call's it was.
+ * - `'each-turn'`: every batch goes in the microtask after its calls, from the context of the code that made them,
+ *   and nothing waits behind batches out. For runtimes that tie I/O to the request that started it (Cloudflare's
+ *   workerd, Vercel's edge runtime): there one request's I/O cannot settle another request's promises, so a batch
+ *   sent when another request's batch came back would never answer its callers. Since each request runs its own
+ *   turns, a batch holds the decisions one request made in one turn.
+ */
+export type FlushPolicy = 'overlap' | 'each-turn';
+
+/**
+ * The flush policy for this runtime: `'each-turn'` where I/O is tied to a request (workerd: `navigator.userAgent`
+ * is `'Cloudflare-Workers'`; Vercel's edge runtime: the global `EdgeRuntime` is a string), else `'overlap'`.
+ */
+export function flushPolicyOf(global: object = globalThis): FlushPolicy {
+  try {
+    const { navigator, EdgeRuntime } = global as { navigator?: { userAgent?: unknown }; EdgeRuntime?: unknown };
+    return navigator?.userAgent === 'Cloudflare-Workers' || typeof EdgeRuntime === 'string' ? 'each-turn' : 'overlap';
+  } catch {
+    return 'overlap';
+  }
+}
+
 /** One hash slot's decisions not sent yet, its batches out, and its pending flushes. */
 interface Slot {
   waiting: Waiting[];
@@ -54,9 +80,10 @@ interface Waiting {
  * client reads the other's replies and gathers the next: a call waits only
  * for the next microtask when fewer than two batches are out (a lone call
  * does not wait for company), and otherwise until a batch comes back, or
- * {@link STALL_MS} when none does. On a Cluster a batch holds the keys of one
- * hash slot (one id's, by its hash tag), so calls are grouped per slot, each
- * slot with its own two.
+ * {@link STALL_MS} when none does. Where the runtime ties I/O to a request,
+ * every batch goes in the next microtask instead ({@link FlushPolicy}). On a
+ * Cluster a batch holds the keys of one hash slot (one id's, by its hash tag),
+ * so calls are grouped per slot, each slot with its own two.
  */
 export class DecisionBatcher {
   readonly #redis: RedisAdapter;
@@ -64,11 +91,17 @@ export class DecisionBatcher {
   readonly #slots = new Map<number, Slot>();
 
   readonly #sendBatch: SendBatch;
+  /** Whether every batch goes in the microtask after its calls ({@link FlushPolicy} `'each-turn'`). */
+  readonly #eachTurn: boolean;
 
-  /** @param sendBatch How a batch goes to Redis, fixed for the batcher's life. */
-  constructor(redis: RedisAdapter, sendBatch: SendBatch) {
+  /**
+   * @param sendBatch How a batch goes to Redis, fixed for the batcher's life.
+   * @param flushPolicy When batches go out; by default what the runtime needs ({@link flushPolicyOf}).
+   */
+  constructor(redis: RedisAdapter, sendBatch: SendBatch, flushPolicy: FlushPolicy = flushPolicyOf()) {
     this.#redis = redis;
     this.#sendBatch = sendBatch;
+    this.#eachTurn = flushPolicy === 'each-turn';
   }
 
   /** Decides `decision` in the next batch of its slot. */
@@ -82,7 +115,7 @@ export class DecisionBatcher {
       }
       slot.waiting.push({ decision, resolve, reject });
       const scheduled = slot;
-      if (slot.out < MAX_BATCHES_OUT) {
+      if (this.#eachTurn || slot.out < MAX_BATCHES_OUT) {
         if (!slot.flushScheduled) {
           slot.flushScheduled = true;
           queueMicrotask(() => this.#flush(slotNumber, scheduled));
@@ -96,8 +129,9 @@ export class DecisionBatcher {
 
   /**
    * Sends what waits in `slot`: split in two when no batch is out, so that
-   * two are; at most {@link MAX_BATCH_SIZE} decisions and
-   * {@link MAX_BATCH_ARGUMENTS} arguments per batch.
+   * two are (not with `'each-turn'`, where batches do not overlap by design);
+   * at most {@link MAX_BATCH_SIZE} decisions and {@link MAX_BATCH_ARGUMENTS}
+   * arguments per batch.
    */
   #flush(slotNumber: number, slot: Slot): void {
     slot.flushScheduled = false;
@@ -120,7 +154,7 @@ export class DecisionBatcher {
     let batchesLeft = Math.max(
       Math.ceil(waiting.length / MAX_BATCH_SIZE),
       Math.ceil(totalArguments / (MAX_BATCH_ARGUMENTS - largest + 1)),
-      Math.min(MAX_BATCHES_OUT - slot.out, waiting.length),
+      this.#eachTurn ? 1 : Math.min(MAX_BATCHES_OUT - slot.out, waiting.length),
     );
     let left = waiting.length;
     let batch: Waiting[] = [];
@@ -150,8 +184,10 @@ export class DecisionBatcher {
     slot.out += 1;
     const settled = (): void => {
       slot.out -= 1;
-      if (slot.waiting.length > 0) this.#flush(slotNumber, slot);
-      else if (slot.out === 0) this.#slots.delete(slotNumber);
+      // With 'each-turn', what waits has its own flush scheduled, from its callers' context: never send it from here.
+      if (slot.waiting.length > 0) {
+        if (!this.#eachTurn) this.#flush(slotNumber, slot);
+      } else if (slot.out === 0) this.#slots.delete(slotNumber);
     };
     let sent: Promise<(StoreDecision | Error)[]>;
     try {
