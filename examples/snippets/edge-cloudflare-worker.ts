@@ -1,4 +1,4 @@
-// Run as written in workerd (no nodejs_compat), against an Upstash-compatible endpoint, by test/runtimes/edge-snippets.test.ts.
+// Run as written in workerd (no nodejs_compat, module form), against an Upstash-compatible endpoint, by test/runtimes/edge-snippets.test.ts.
 // A Cloudflare Worker (no nodejs_compat needed): 5 requests per 10 s per client IP,
 // shared by every isolate and location through Upstash Redis over HTTP.
 // docs:begin
@@ -20,7 +20,6 @@ export default {
       interval: '10s',
       maxInInterval: 5,
       countBlocked: false,
-      batch: true, // the concurrent requests of an isolate: one HTTP request
     });
     const info = await limiter.limitWithInfo(request.headers.get('CF-Connecting-IP') ?? 'unknown');
     if (!info.blocked) return new Response(`Hello! ${info.actionsRemaining} more in this window.`);

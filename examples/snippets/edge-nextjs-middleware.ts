@@ -1,6 +1,7 @@
-// Run as written in Vercel's edge runtime, against an Upstash-compatible endpoint, by test/runtimes/edge-snippets.test.ts.
-// middleware.ts of a Next.js app, on the edge runtime: 5 requests per 10 s per client IP
-// on /api/*, shared by every region and isolate through Upstash Redis over HTTP.
+// Run as written in a real Next.js app (`next build`, `next start`) by test/runtimes/next-app.test.ts.
+// middleware.ts of a Next.js app, on the edge runtime (Next.js 16 runs proxy.ts on Node.js,
+// middleware.ts on the edge): 5 requests per 10 s per client IP on /api/*, shared by every
+// region and isolate through Upstash Redis over HTTP.
 // docs:begin
 import { Redis } from '@upstash/redis';
 import { NextResponse, type NextRequest } from 'next/server';
@@ -12,7 +13,6 @@ const limiter = new RollingRateLimiter({
   interval: '10s',
   maxInInterval: 5,
   countBlocked: false,
-  batch: true, // the concurrent requests of an isolate: one HTTP request
 });
 
 export async function middleware(request: NextRequest): Promise<Response> {

@@ -5,7 +5,9 @@
 // an import of any Node built-in fails the build, naming who imports it.
 
 import { build, type Plugin } from 'esbuild';
+import { readFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
+import { dirname, resolve } from 'node:path';
 
 const NODE_BUILTIN = new RegExp(`^(node:.*|(${builtinModules.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(/.*)?)$`);
 
@@ -29,10 +31,24 @@ export interface WebBundleOptions {
   readonly alias?: Readonly<Record<string, string>>;
   /** For `iife`: the global the entry's exports are put in. */
   readonly globalName?: string;
+  /** Changes the entry's source before it is bundled (e.g. a snippet's option, to run it both ways). */
+  readonly editEntry?: (source: string) => string;
+}
+
+/** Hands the entry's source through `edit` as esbuild loads it. */
+function editedEntry(entry: string, edit: (source: string) => string): Plugin {
+  return {
+    name: 'edited-entry',
+    setup(bundle) {
+      bundle.onLoad({ filter: /\.ts$/ }, async ({ path }) =>
+        path === entry ? { contents: edit(await readFile(path, 'utf8')), loader: 'ts', resolveDir: dirname(path) } : undefined,
+      );
+    },
+  };
 }
 
 /** The bundled code of `entry`. */
-export async function bundleForWeb(entry: string, { format, conditions, alias, globalName }: WebBundleOptions): Promise<string> {
+export async function bundleForWeb(entry: string, { format, conditions, alias, globalName, editEntry }: WebBundleOptions): Promise<string> {
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -48,7 +64,7 @@ export async function bundleForWeb(entry: string, { format, conditions, alias, g
     ...(globalName === undefined ? {} : { globalName }),
     // The model tests read MODEL_SCHEDULES and MODEL_SEED from process.env on Node; there is no process here.
     define: { 'process.env.MODEL_SCHEDULES': 'undefined', 'process.env.MODEL_SEED': 'undefined' },
-    plugins: [noNodeBuiltins],
+    plugins: editEntry === undefined ? [noNodeBuiltins] : [noNodeBuiltins, editedEntry(resolve(entry), editEntry)],
   });
   return result.outputFiles[0]!.text;
 }

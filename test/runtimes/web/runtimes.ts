@@ -17,10 +17,15 @@ export const COMPATIBILITY_DATE = '2026-04-01';
 export const versionOf = (name: string): string =>
   (JSON.parse(readFileSync(join(REPO, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 
-/** A workerd (miniflare's) running `code` as a module Worker, with no compatibility flags (no nodejs_compat), and these bindings. */
+/**
+ * A workerd (miniflare's) running `code` as a module Worker, with no compatibility flags (no nodejs_compat), and these
+ * bindings. `modules: true` has miniflare find the module's imports itself, as for a Worker given to miniflare as a
+ * file, and it refuses a dynamic `import()` of a computed specifier (ERR_MODULE_DYNAMIC_SPEC).
+ */
 export function workerdFor(code: string, bindings: Record<string, string> = {}): Miniflare {
   return new Miniflare({
-    modules: [{ type: 'ESModule', path: 'worker.mjs', contents: code }],
+    modules: true,
+    script: code,
     compatibilityDate: COMPATIBILITY_DATE,
     compatibilityFlags: [],
     bindings,
