@@ -1,14 +1,16 @@
 // One request's decision as every middleware (Express, Hono) makes it, free of
 // any framework: skip, find the key (refusing a request without one), find the
 // request's cost and action id, decide, report a store failure, and turn the
-// decision into headers, with the `settle` of the request's reservation; and
-// the body of a 429. Each middleware writes the result with its own
+// decision into headers, with the `settle` of the request's reservation; a
+// cost the limiter refuses as cost-refusal.ts says (a 413, or a client error);
+// and the body of a 429. Each middleware writes the result with its own
 // framework's API.
 
 import { describeValue } from '../core/check.js';
 import { nextMember, type AttemptOptions, type LimiterId } from '../core/identity.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
+import { asInvalidCost, costRefusal } from './cost-refusal.js';
 import { retryAfterSeconds } from './header-values.js';
 import { headersForPolicies, type NormalizedHeaderOptions } from './headers.js';
 import type { RateLimitActionIdFunction, RateLimitCostFunction, RateLimitMessage } from './middleware-options.js';
@@ -63,6 +65,11 @@ export interface Decided {
   readonly headers: Record<string, string>;
 }
 
+/** A request whose cost is above a tier's whole budget: never decided, answered 413 with this body. */
+export interface ExceedsBudget {
+  readonly exceedsBudget: LimitedBody;
+}
+
 /** The checked options a decision needs, with the framework's request as `Req`. */
 export interface DeciderOptions<Req> extends NormalizedHeaderOptions {
   readonly limiter: HttpRateLimiter;
@@ -83,9 +90,12 @@ export interface DeciderOptions<Req> extends NormalizedHeaderOptions {
  * `skip` lets through, else the decision and its headers. A request without
  * a key (`undefined`, `null` or `''`) is a `TypeError`, never let through
  * silently. On a limiter with a tier that counts cost, each request is
- * attempted with its cost and an action id, which its `settle` settles.
+ * attempted with its cost and an action id, which its `settle` settles; a
+ * cost above a tier's whole budget resolves {@link ExceedsBudget} (a 413),
+ * and one that is not a positive safe integer rejects with the limiter's
+ * error marked as the client's (a 400; see cost-refusal.ts).
  */
-export function createDecider<Req>(options: DeciderOptions<Req>): (req: Req) => Promise<Decided | undefined> {
+export function createDecider<Req>(options: DeciderOptions<Req>): (req: Req) => Promise<Decided | ExceedsBudget | undefined> {
   const { limiter, key, skip, onStoreFailure, describe, noAddress, cost: costOption, actionId: actionIdOption } = options;
   const policies = policiesOf(limiter);
   const weighs = countsCost(policies);
@@ -102,17 +112,27 @@ export function createDecider<Req>(options: DeciderOptions<Req>): (req: Req) => 
     }
     const cost = typeof costOption === 'function' ? await costOption(req) : costOption;
     if (typeof costOption === 'function' && typeof cost !== 'number') {
-      throw new InvalidOptionTypeError(
-        `rateLimit's \`cost\` returned ${describeValue(cost)} for ${describe(req)}: return the request's cost, a positive safe integer`,
-        'cost',
-        cost,
+      throw asInvalidCost(
+        new InvalidOptionTypeError(
+          `rateLimit's \`cost\` returned ${describeValue(cost)} for ${describe(req)}: return the request's cost, a positive safe integer`,
+          'cost',
+          cost,
+        ),
       );
     }
     const givenActionId = await actionIdOption?.(req);
     const actionId = givenActionId === undefined || givenActionId === null || givenActionId === '' ? (weighs ? nextMember() : undefined) : givenActionId;
     const attempt: AttemptOptions | undefined =
       actionId === undefined && cost === undefined ? undefined : { ...(actionId === undefined ? {} : { actionId }), ...(cost === undefined ? {} : { cost }) };
-    const decision: InfoOf<HttpRateLimiter> = await limiter.limitWithInfo(id, attempt);
+    let decision: InfoOf<HttpRateLimiter>;
+    try {
+      decision = await limiter.limitWithInfo(id, attempt);
+    } catch (error) {
+      if (cost === undefined) throw error;
+      const refusal = costRefusal(error, cost, policies);
+      if ('exceedsBudget' in refusal) return { exceedsBudget: { text: JSON.stringify(refusal.exceedsBudget), contentType: JSON_CONTENT_TYPE } };
+      throw refusal.error;
+    }
     const info: RequestRateLimit = { ...decision, actionId, cost: cost ?? 1, settle: settlement(limiter, weighs, id, actionId, decision) };
     if (info.storeFailure !== undefined && onStoreFailure !== undefined) await onStoreFailure(req, info);
     return { info, headers: headersFor(decision) };
@@ -149,7 +169,10 @@ function settlement(
 /** A `message` function: the body of a 429 from the request and the decision. */
 type MessageFunction<Req> = (req: Req, info: InfoOf<HttpRateLimiter>) => RateLimitMessage | Promise<RateLimitMessage>;
 
-/** The body of a 429 as text, with its content type. */
+/** The content type of the middleware's JSON bodies. */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+/** The body of a 429 (or a 413) as text, with its content type. */
 export interface LimitedBody {
   readonly text: string;
   readonly contentType: string;
@@ -169,7 +192,7 @@ export async function limitedBody<Req>(
     message === undefined ? defaultBody(info) : typeof message === 'function' ? await (message as MessageFunction<Req>)(req, info) : message;
   if (typeof body === 'string') return { text: body, contentType: 'text/plain; charset=utf-8' };
   const json = JSON.stringify(body) as string | undefined; // undefined for what JSON cannot carry, such as a function
-  return { text: json ?? '', contentType: 'application/json; charset=utf-8' };
+  return { text: json ?? '', contentType: JSON_CONTENT_TYPE };
 }
 
 function defaultBody(info: RateLimitInfo): RateLimitedBody {

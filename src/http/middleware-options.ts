@@ -77,8 +77,12 @@ export interface MiddlewareOptions<Req, Limiter extends HttpRateLimiter> {
    *
    * Refused when the middleware is made (a `TypeError`) on a limiter without a tier that counts cost, and a fixed
    * cost above a tier's `maxCostInInterval` (a `RangeError`: it could never be admitted). What a function returns is
-   * checked per request: not a number, a `TypeError`; 0, a fraction or above a tier's maximum, the limiter's
-   * `RangeError` (each to the framework's error handling). For requests that cost nothing, use `skip`.
+   * checked per request, as the request's own: above a tier's `maxCostInInterval`, the middleware answers 413
+   * (Content Too Large) with `{ "error": "cost_exceeds_budget", "cost": n, "maxCost": m }` and counts nothing; not
+   * a positive safe integer (not a number, a `TypeError`; 0, negative, a fraction, `NaN`, the limiter's
+   * `RangeError`), the error goes to the framework's error handling with `status` and `statusCode` 400, so that
+   * the framework's own handler answers 400 (Hono's through the error's `getResponse()`). For requests that cost
+   * nothing, use `skip`.
    * @default 1
    */
   readonly cost?: number | RateLimitCostFunction<Req>;

@@ -7,6 +7,7 @@
 // default key in default-key.ts.
 
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { COST_EXCEEDS_BUDGET_STATUS } from '../cost-refusal.js';
 import { createDecider, limitedBody, type LimitedBody } from '../middleware-decision.js';
 import type { HttpRateLimiter } from '../policies.js';
 import { createDefaultKey, pathOf } from './default-key.js';
@@ -20,6 +21,7 @@ export { PROXY_WARNING_CODES } from './proxy-checks.js';
 export type { RateLimitKey, RateLimitMessage, RateLimitMessageFunction, RateLimitOptions } from './rate-limit-options.js';
 export type { RateLimitActionIdFunction, RateLimitCostFunction } from '../middleware-options.js';
 export type { RateLimitedBody, RequestCost, RequestRateLimit } from '../middleware-decision.js';
+export type { CostExceedsBudgetBody, InvalidCostBody } from '../cost-refusal.js';
 
 /**
  * Express middleware that rate-limits requests with a
@@ -38,7 +40,10 @@ export type { RateLimitedBody, RequestCost, RequestRateLimit } from '../middlewa
  * - With a limiter that counts cost (`maxCostInInterval`, or a stack with such
  *   a tier), each request reserves its `cost` (a number, or a function of
  *   `req`) under an action id of its own, and a handler settles it to what it
- *   used with `res.locals.rateLimit.settle(used)`; a reservation never settled stands.
+ *   used with `res.locals.rateLimit.settle(used)`; a reservation never settled stands. A request whose cost is
+ *   above a tier's whole budget gets a 413 (a {@link CostExceedsBudgetBody}), counted by no tier; one whose cost
+ *   is not a positive safe integer goes to `next(error)` with the limiter's error, its `status` and `statusCode`
+ *   400, so that Express's own handler answers 400 (without the stack in production).
  * - Store failures follow the limiter's `onStoreError`: with `'throw'` (the
  *   default) the call rejects and the error (a `StoreError` or
  *   `TimeoutError`, both `RateLimiterError`s) goes to `next(error)`, Express's
@@ -96,6 +101,11 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
   async function decide(req: Request, res: Response, next: NextFunction): Promise<boolean> {
     const decided = await decideRequest(req);
     if (decided === undefined) return true;
+    if ('exceedsBudget' in decided) {
+      res.statusCode = COST_EXCEEDS_BUDGET_STATUS;
+      send(res, decided.exceedsBudget);
+      return false;
+    }
     const { info, headers } = decided;
     for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
     if (typeof res.locals === 'object' && res.locals !== null) res.locals.rateLimit = info;

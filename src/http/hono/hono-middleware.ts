@@ -10,6 +10,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { GetConnInfo } from 'hono/conninfo';
 import { describeValue } from '../../core/check.js';
 import { ipWithoutPort, reduceIp, type Ipv6Subnet } from '../ip-key.js';
+import { COST_EXCEEDS_BUDGET_STATUS } from '../cost-refusal.js';
 import { createDecider, limitedBody, type RequestRateLimit } from '../middleware-decision.js';
 import type { HttpRateLimiter } from '../policies.js';
 import { normalizeHonoOptions, type RateLimitOptions } from './hono-options.js';
@@ -20,6 +21,7 @@ export { policiesOf, tierStatuses, type HttpRateLimiter, type InfoOf, type RateL
 export { ipKey, DEFAULT_IPV6_SUBNET, type Ipv6Subnet } from '../ip-key.js';
 export type { RateLimitActionIdFunction, RateLimitCostFunction, RateLimitMessage } from '../middleware-options.js';
 export type { RateLimitedBody, RequestCost, RequestRateLimit } from '../middleware-decision.js';
+export type { CostExceedsBudgetBody, InvalidCostBody } from '../cost-refusal.js';
 export type { RateLimitKey, RateLimitMessageFunction, RateLimitOptions } from './hono-options.js';
 
 /**
@@ -55,7 +57,10 @@ export interface RateLimitEnv<Limiter extends HttpRateLimiter = HttpRateLimiter>
  * - With a limiter that counts cost (`maxCostInInterval`, or a stack with such
  *   a tier), each request reserves its `cost` (a number, or a function of the
  *   context `c`) under an action id of its own, and a handler settles it to
- *   what it used with `c.var.rateLimit.settle(used)`; a reservation never settled stands.
+ *   what it used with `c.var.rateLimit.settle(used)`; a reservation never settled stands. A request whose cost
+ *   is above a tier's whole budget gets a 413 (a {@link CostExceedsBudgetBody}), counted by no tier; one whose
+ *   cost is not a positive safe integer throws the limiter's error to `app.onError` with `status` 400 and a
+ *   `getResponse()` (a 400 with an {@link InvalidCostBody}), which Hono's default handler sends.
  * - Store failures follow the limiter's `onStoreError`: with `'throw'` (the
  *   default) the middleware throws the error (a `StoreError` or
  *   `TimeoutError`, both `RateLimiterError`s) to Hono's error handling
@@ -100,6 +105,10 @@ export function rateLimit<Limiter extends HttpRateLimiter>(options: RateLimitOpt
   return async function rateLimitMiddleware(c, next) {
     const decided = await decide(c);
     if (decided === undefined) return next();
+    if ('exceedsBudget' in decided) {
+      const { text, contentType } = decided.exceedsBudget;
+      return c.body(text, COST_EXCEEDS_BUDGET_STATUS, { 'Content-Type': contentType });
+    }
     const { info, headers } = decided;
     c.set('rateLimit', info as RequestRateLimit<Limiter>);
     if (!info.blocked) {
