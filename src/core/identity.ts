@@ -130,6 +130,15 @@ export interface AttemptOptions {
    * @default 1
    */
   readonly cost?: number;
+  /**
+   * The `actionId` is used once and never retried, as an id made for one HTTP request is (the Express and Hono
+   * middleware set this for the ids they make): a blocked attempt is then recorded as one without an action id, so
+   * that a flood of blocked attempts, each with an id of its own, keeps no more records than one without ids (the
+   * flood bound of docs/semantics.md, "Memory per key"). An admitted one keeps its id for `settle` and `undo`. Only
+   * with `actionId`; a retry of a single-use id is not recognised as one.
+   * @default false
+   */
+  readonly singleUse?: boolean;
 }
 
 /** Options of a dry run (`wouldLimit`, `wouldLimitWithInfo`). */

@@ -30,9 +30,10 @@ export interface Store {
   readonly name: string;
   /**
    * Decides an attempt of `cost` (the weight it adds to tiers that count cost; 1 to the others) and records it in
-   * each tier, as docs/semantics.md step 5 and "Action ids, undo, clear" say.
+   * each tier, as docs/semantics.md step 5 and "Action ids, undo, clear" say. With `singleUse`, the action id is never
+   * retried: a blocked attempt is recorded as one without an action id (nothing will look for it).
    */
-  attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string, cost?: number): Promise<StoreDecision>;
+  attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string, cost?: number, singleUse?: boolean): Promise<StoreDecision>;
   /** Decides an attempt as `attempt` would, and writes nothing at all. */
   peek(tiers: readonly Tier[], now: number | undefined, cost?: number): Promise<StoreDecision>;
   /**

@@ -98,13 +98,13 @@ export class TieredCore<Info extends RateLimitInfo> {
    * A store failure or a timeout is decided by the `onStoreError` policy; a bad
    * id or a bad clock rejects as it is.
    */
-  async decide(id: LimiterId, operation: 'attempt' | 'peek', actionId?: string, givenCost?: unknown): Promise<Info> {
+  async decide(id: LimiterId, operation: 'attempt' | 'peek', actionId?: string, givenCost?: unknown, singleUse = false): Promise<Info> {
     const startedAt = decisionStartTime();
     const cost = this.checkedCost(givenCost);
     let info: Info;
     let decidedBy: DecisionMessage['decidedBy'] = 'store';
     try {
-      info = await this.#decideInStore(id, operation, actionId, cost);
+      info = await this.#decideInStore(id, operation, actionId, cost, singleUse);
     } catch (error) {
       if (!isStoreFailure(error)) throw error;
       publishStoreError(this.#namespaces, error, this.#policyName);
@@ -153,6 +153,18 @@ export class TieredCore<Info extends RateLimitInfo> {
     if (!Number.isSafeInteger(cost) || cost < 0) {
       throw new InvalidOptionRangeError(`Expected \`cost\` to be a safe integer from 0, got ${describeValue(cost)}`, 'cost', cost);
     }
+    // A settlement is at most every budget it settles in: one action never weighs more than a whole window may, so
+    // that what a key's records add up to stays exact (docs/semantics.md, "Bounds and shared namespaces").
+    for (const { rule, namespace } of this.tiers) {
+      if (rule.countsCost && cost > rule.maxInInterval) {
+        throw new InvalidOptionRangeError(
+          `Expected the settled \`cost\` to be at most \`maxCostInInterval\` (${rule.maxInInterval}, namespace \`${namespace}\`), got ${describeValue(cost)}: ` +
+            'one action cannot use more than the whole budget',
+          'cost',
+          cost,
+        );
+      }
+    }
     const normalized = normalizeId(id);
     const tiers = this.tiers
       .filter((tier) => tier.rule.countsCost)
@@ -163,13 +175,13 @@ export class TieredCore<Info extends RateLimitInfo> {
     });
   }
 
-  async #decideInStore(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined, cost: number): Promise<Info> {
+  async #decideInStore(id: LimiterId, operation: 'attempt' | 'peek', actionId: string | undefined, cost: number, singleUse: boolean): Promise<Info> {
     const normalized = normalizeId(id);
     const tiers = this.tiers.map((tier): Tier => ({ key: tier.keys.keyFor(normalized), rule: tier.rule, store: tier.store }));
     const now = this.options.readClock?.();
     const decision =
       operation === 'attempt'
-        ? await this.options.store.attempt(tiers, now, actionId === undefined ? undefined : escapeIdentifier(actionId), cost)
+        ? await this.options.store.attempt(tiers, now, actionId === undefined ? undefined : escapeIdentifier(actionId), cost, singleUse)
         : await this.options.store.peek(tiers, now, cost);
     if (decision.tiers.length !== this.tiers.length) throw new TypeError('The store returned an outcome per tier it was not asked for');
     const infos = decision.tiers.map((outcome, i) => describeOutcome((this.tiers[i] as TierSpec).rule, decision.now, outcome.verdict, outcome.after, cost));

@@ -57,7 +57,8 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    */
   async limitWithInfo(id: LimiterId, options?: AttemptOptions): Promise<Info> {
     const actionId = ownOption(options, 'actionId');
-    return this.#core.decide(id, 'attempt', actionId === undefined ? undefined : normalizeActionId(actionId), ownOption(options, 'cost'));
+    const singleUse = ownOption(options, 'singleUse') === true;
+    return this.#core.decide(id, 'attempt', actionId === undefined ? undefined : normalizeActionId(actionId), ownOption(options, 'cost'), singleUse);
   }
 
   /**

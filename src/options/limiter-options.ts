@@ -15,6 +15,7 @@ import type { Duration, Normalized } from '../core/check.js';
 import type { MicrosecondClock } from '../core/clock.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import { isStoreErrorPolicy, type StoreErrorPolicy } from '../core/store-error-policy.js';
+import { MAX_COST_BUDGET } from '../core/bounds.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
 import { circuitBreakerOption, type CircuitBreakerOptions } from './circuit-breaker-options.js';
@@ -40,7 +41,7 @@ export interface RollingRateLimiterOptions {
 
   /**
    * At most this much cost (tokens, bytes, credits) in any rolling window of `interval` ms (an integer from 1 to
-   * 2^53 - 1): each attempt weighs its `cost` (default 1), and `settle` sets an admitted action's cost to what it
+   * 2^48, about 2.8 * 10^14): each attempt weighs its `cost` (default 1), and `settle` sets an admitted action's cost to what it
    * used (docs/semantics.md, "Costs"). Give this or `maxInInterval`, not both (a `TypeError`). Needs the decide
    * script on Redis: `useScript: false` and redis-mock refuse it with an `UnsupportedError`.
    */
@@ -194,7 +195,7 @@ const clockOption = choice(
 const LIMITER_SCHEMA = {
   interval: duration(1, MAX_MILLISECONDS),
   maxInInterval: optional(integer(1, MAX_INTEGER), undefined),
-  maxCostInInterval: optional(integer(1, Number.MAX_SAFE_INTEGER), undefined),
+  maxCostInInterval: optional(integer(1, MAX_COST_BUDGET), undefined),
   minDifference: optional(duration(0, MAX_MILLISECONDS), LIMITER_DEFAULTS.minDifference),
   // '' names nothing: its keys (`:{id}`) would say neither whose nor what limit they hold, to anyone reading the Redis.
   namespace: optional(nonEmptyString, undefined),

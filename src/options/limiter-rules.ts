@@ -4,6 +4,7 @@
 // the rule's path in that file (`routes[2].limits[0].interval`).
 
 import { boolean, describeValue, duration, integer, nonEmptyString, optional, MAX_INTEGER, MAX_MILLISECONDS, type Check } from '../core/check.js';
+import { MAX_COST_BUDGET } from '../core/bounds.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import { ownOptions } from './own-options.js';
 
@@ -21,7 +22,7 @@ export interface LimiterRule {
   readonly interval: number;
   /** At most this many actions in any window (an integer from 1 to 2^31 - 1); absent on a budget of cost. */
   readonly maxInInterval?: number;
-  /** At most this much cost in any window (an integer from 1 to 2^53 - 1): a budget of cost; absent on a limit of actions. */
+  /** At most this much cost in any window (an integer from 1 to 2^48): a budget of cost; absent on a limit of actions. */
   readonly maxCostInInterval?: number;
   /** At least this many milliseconds between two actions, at most `interval` (0 when the data left it out: no gap rule). */
   readonly minDifference: number;
@@ -34,7 +35,7 @@ const RULE_KEYS: Readonly<Record<keyof LimiterRule, Check<unknown>>> = {
   namespace: optional(nonEmptyString, undefined),
   interval: duration(1, MAX_MILLISECONDS),
   maxInInterval: optional(integer(1, MAX_INTEGER), undefined),
-  maxCostInInterval: optional(integer(1, Number.MAX_SAFE_INTEGER), undefined),
+  maxCostInInterval: optional(integer(1, MAX_COST_BUDGET), undefined),
   minDifference: optional(duration(0, MAX_MILLISECONDS), 0),
   countBlocked: optional(boolean, true),
 };

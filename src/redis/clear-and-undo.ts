@@ -6,6 +6,7 @@
 
 import { actionRecordsKey, admittedMember, recordWeightsKey } from '../core/identity.js';
 import type { RedisAdapter } from './adapters/adapter.js';
+import { settlementTooHeavy } from '../core/bounds.js';
 import { readInteger } from './replies.js';
 import { CLEAR_SCRIPT } from './scripts/clear-script.js';
 import { runScript } from './adapters/run-script.js';
@@ -62,6 +63,16 @@ export function settleWithScript(redis: RedisAdapter, tiers: readonly Tier[], no
     SETTLE_SCRIPT,
     tiers.flatMap((tier) => [tier.key, recordWeightsKey(tier.key)]),
     [admittedMember(actionId), cost, now ?? '', ...tiers.map((tier) => tier.rule.intervalUs)],
-    (reply) => readInteger(reply, `the ${SETTLE_SCRIPT.name} script`) > 0,
+    (reply) => {
+      const settled = readInteger(reply, `the ${SETTLE_SCRIPT.name} script`);
+      if (settled < 0) {
+        throw settlementTooHeavy(
+          tiers.map((tier) => tier.key),
+          actionId,
+          cost,
+        );
+      }
+      return settled > 0;
+    },
   );
 }

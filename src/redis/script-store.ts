@@ -32,8 +32,8 @@ export class ScriptStore extends RedisStore {
     }
   }
 
-  async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string, cost?: number): Promise<StoreDecision> {
-    return this.checked(this.#decide({ tiers, now, dryRun: false, actionId, cost }));
+  async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string, cost?: number, singleUse?: boolean): Promise<StoreDecision> {
+    return this.checked(this.#decide({ tiers, now, dryRun: false, actionId, cost, singleUse }));
   }
 
   async peek(tiers: readonly Tier[], now: number | undefined, cost?: number): Promise<StoreDecision> {

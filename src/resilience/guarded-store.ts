@@ -36,8 +36,8 @@ export class GuardedStore implements Store {
     return this.#inner.name;
   }
 
-  attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string, cost?: number): Promise<StoreDecision> {
-    return this.#call(() => this.#inner.attempt(tiers, now, actionId, cost), 'Recording an attempt', (tiers[0] as Tier).key);
+  attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string, cost?: number, singleUse?: boolean): Promise<StoreDecision> {
+    return this.#call(() => this.#inner.attempt(tiers, now, actionId, cost, singleUse), 'Recording an attempt', (tiers[0] as Tier).key);
   }
 
   peek(tiers: readonly Tier[], now: number | undefined, cost?: number): Promise<StoreDecision> {

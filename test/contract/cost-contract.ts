@@ -200,7 +200,7 @@ export function describeCostContract(backend: string, factory: () => LimiterFact
         const limiter = make({ maxCostInInterval: 1000 });
         expect(await limiter.limit('user', { actionId: 'call-1', cost: 100 })).to.equal(false);
         clock.advanceMs(1000);
-        expect(await limiter.settle('user', 'call-1', 1500)).to.equal(true);
+        expect(await limiter.settle('user', 'call-1', 1000)).to.equal(true);
         expect(await limiter.wouldLimitWithInfo('user')).to.deep.equal({
           blocked: true,
           blockedDueToCount: true,
@@ -213,6 +213,40 @@ export function describeCostContract(backend: string, factory: () => LimiterFact
         expect(await limiter.wouldLimit('user')).to.equal(true);
         clock.advanceUs(1);
         expect(await limiter.limitWithInfo('user', { cost: 1000 })).to.include({ blocked: false, costRemaining: 0 });
+      });
+
+      it('a settlement above the budget rejects with a RangeError naming it, and changes nothing (one action cannot use more than the whole budget)', async () => {
+        const limiter = make({ maxCostInInterval: 1000 });
+        expect(await limiter.limit('user', { actionId: 'call-1', cost: 100 })).to.equal(false);
+        for (const cost of [1001, 2 ** 53 - 1]) {
+          const error = await rejection(() => limiter.settle('user', 'call-1', cost));
+          expect(error).to.be.instanceOf(RangeError);
+          expect(error.message).to.include('maxCostInInterval').and.to.include(String(cost));
+        }
+        expect(await limiter.wouldLimitWithInfo('user', { cost: 900 })).to.include({ blocked: false, costRemaining: 0 });
+      });
+
+      it('settlements never make one key weigh more than 2^51: the one that would is a RangeError, and every id still decides', async () => {
+        const budget = 2 ** 48;
+        const limiter = make({ maxCostInInterval: budget });
+        // Nine actions admitted at cost 1, each given back at once: then settled up to the budget, one by one.
+        for (let i = 0; i < 9; i += 1) {
+          expect(await limiter.limit('user', { actionId: `call-${i}`, cost: 1 })).to.equal(false);
+          expect(await limiter.settle('user', `call-${i}`, 0)).to.equal(true);
+        }
+        for (let i = 0; i < 8; i += 1) expect(await limiter.settle('user', `call-${i}`, budget), `settlement ${i}`).to.equal(true);
+        const error = await rejection(() => limiter.settle('user', 'call-8', budget));
+        expect(error).to.be.instanceOf(RangeError);
+        expect(error.message).to.include('2^51');
+        // The id is blocked by what it used, exactly, and decides; another id is untouched.
+        expect(await limiter.limitWithInfo('user', { cost: 1 })).to.include({ blocked: true, blockedDueToCount: true, costRemaining: 0 });
+        expect(await limiter.limitWithInfo('other', { cost: budget })).to.include({ blocked: false, costRemaining: 0 });
+        // Giving back brings it under again, exactly: eight budgets less seven leaves one.
+        for (let i = 0; i < 7; i += 1) expect(await limiter.settle('user', `call-${i}`, 0)).to.equal(true);
+        expect(await limiter.wouldLimitWithInfo('user', { cost: 1 })).to.include({ blocked: true, costRemaining: 0 });
+        // What is left: call-7's budget and the blocked attempt of cost 1 above.
+        expect(await limiter.settle('user', 'call-7', budget - 6)).to.equal(true);
+        expect(await limiter.limitWithInfo('user', { cost: 5 })).to.include({ blocked: false, costRemaining: 0 });
       });
 
       it('settling to 0 gives the whole cost back, while the call still counts as a request', async () => {

@@ -101,12 +101,12 @@ export function randomCost(random: SeededRandom, max: number, lastCostRemaining?
 }
 
 /**
- * A settled cost: down (to 0, 1, below the reservation), the reservation itself, up above it (even above the
- * tier's maximum).
+ * A settled cost: down (to 0, 1, below the reservation), the reservation itself, up above it, up to the tier's
+ * maximum (the most a settlement may be).
  */
 export function randomSettleCost(random: SeededRandom, max: number, reserved?: number): number {
-  const r = reserved ?? random.int(1, max);
-  return random.pick([0, 0, 1, r, r, Math.max(0, r - 1), random.int(0, r), r + 1, r + random.int(1, max), max, max + 1, 2 * max]);
+  const r = Math.min(max, reserved ?? random.int(1, max));
+  return random.pick([0, 0, 1, r, r, Math.max(0, r - 1), random.int(0, r), Math.min(max, r + 1), Math.min(max, r + random.int(1, max)), max, max]);
 }
 
 /**
@@ -127,13 +127,18 @@ export function randomBadCost(random: SeededRandom, max: number): { cost: unknow
   ]);
 }
 
-/** A settled cost no settle accepts, with the error it must reject with: negative, fractional, not a number. */
-export function randomBadSettleCost(random: SeededRandom): { cost: unknown; error: 'TypeError' | 'RangeError' } {
+/**
+ * A settled cost no settle accepts on cost tiers whose smallest maximum is `max`, with the error it must reject with:
+ * negative, fractional, not a number, above the maximum (one action cannot use more than the whole budget).
+ */
+export function randomBadSettleCost(random: SeededRandom, max: number): { cost: unknown; error: 'TypeError' | 'RangeError' } {
   return random.pick<{ cost: unknown; error: 'TypeError' | 'RangeError' }>([
     { cost: -1, error: 'RangeError' },
     { cost: 0.5, error: 'RangeError' },
     { cost: NaN, error: 'RangeError' },
     { cost: 2 ** 53, error: 'RangeError' },
+    { cost: max + 1, error: 'RangeError' },
+    { cost: 2 * max, error: 'RangeError' },
     { cost: '3', error: 'TypeError' },
     { cost: undefined, error: 'TypeError' },
   ]);

@@ -195,7 +195,7 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
               : { cost: random.pick([1, 2, 3]), error: 'TypeError' as const }
             : operation === 'bad-settle'
               ? byCost
-                ? randomBadSettleCost(random)
+                ? randomBadSettleCost(random, max)
                 : { cost: random.pick([0, 1, 5]), error: 'TypeError' as const }
               : undefined;
         const cost =

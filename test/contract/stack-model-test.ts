@@ -231,7 +231,7 @@ export function describeStackModelTest(
             : operation === 'bad-settle'
               ? costTiers.length === 0
                 ? random.pick([0, 1, 5])
-                : randomBadSettleCost(random).cost
+                : randomBadSettleCost(random, Math.max(...costTiers.map((tier) => maxOf(rules[tier] as RulesWithoutNamespace)))).cost
               : operation.endsWith('settle')
                 ? randomSettleCost(random, costMax, reserved.get(reservedKey))
                 : costTiers.length > 0 && !operation.endsWith('clear') && !operation.endsWith('undo') && random.chance(0.75)

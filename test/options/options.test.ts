@@ -80,6 +80,18 @@ describe('options', () => {
     });
   }
 
+  it('refuses a budget above 2^48 with a RangeError naming it (every sum of costs then stays exact), and takes 2^48', () => {
+    const { maxInInterval: _, ...rest } = valid;
+    for (const value of [2 ** 48 + 1, Number.MAX_SAFE_INTEGER]) {
+      const error = thrownBy({ ...rest, maxCostInInterval: value });
+      expect(error).to.be.instanceOf(RangeError);
+      expect((error as Error).message)
+        .to.include('`maxCostInInterval`')
+        .and.to.include(String(value));
+    }
+    expect(thrownBy({ ...rest, maxCostInInterval: 2 ** 48 })).to.equal(undefined);
+  });
+
   it('uses the message shape ``Expected `x` to be …, got `v` (type)``', () => {
     expect((thrownBy({ ...valid, maxInInterval: 0 }) as Error).message).to.equal(
       'Expected `maxInInterval` to be an integer from 1 to 2147483647, got `0` (number)',

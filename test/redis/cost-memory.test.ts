@@ -12,6 +12,7 @@ import { KeyBuilder, recordWeightsKey } from '../../src/core/identity.js';
 import { RollingRateLimiter, type RollingRateLimiterOptions } from '../../src/index.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { useIORedisClient } from '../support/ioredis-client.js';
+import { recordCount } from '../support/redis-keys.js';
 import { TestClock } from '../support/test-clock.js';
 
 const BUDGET = 200_000;
@@ -42,7 +43,7 @@ describe('a cost tier on Redis: members and bytes per key', function () {
   const footprint = async (limiter: RollingRateLimiter, id: string): Promise<{ members: number; bytes: number; weightsBytes: number }> => {
     const key = new KeyBuilder(limiter.namespace).keyFor(id);
     const usage = async (name: string): Promise<number> => Number(await connection.client.call('MEMORY', 'USAGE', name, 'SAMPLES', '0'));
-    return { members: await connection.client.zcard(key), bytes: await usage(key), weightsBytes: await usage(recordWeightsKey(key)) };
+    return { members: await recordCount(connection.client, key), bytes: await usage(key), weightsBytes: await usage(recordWeightsKey(key)) };
   };
 
   /** Attempts of `cost` every `everyMs` for `forMs` of the test clock: how many were admitted, and the footprint at its most members and at the end. */
@@ -53,7 +54,7 @@ describe('a cost tier on Redis: members and bytes per key', function () {
     for (let at = 0; at < forMs; at += everyMs) {
       clock.advanceMs(everyMs);
       if (!(await limiter.limit('user', { cost }))) admitted += 1;
-      if ((await connection.client.zcard(key)) > peak.members) peak = await footprint(limiter, 'user');
+      if ((await recordCount(connection.client, key)) > peak.members) peak = await footprint(limiter, 'user');
     }
     return { admitted, most: peak.members, peak, last: await footprint(limiter, 'user') };
   };

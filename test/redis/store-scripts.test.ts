@@ -21,7 +21,7 @@ import { TestClock } from '../support/test-clock.js';
 const PINNED: readonly [RedisScript, string][] = [
   [CLEAR_SCRIPT, '8a13a18bd8eb95c5330493f0d2085aa9bc84a32d'],
   [UNDO_SCRIPT, 'f5fcfb1b6cbdd265b9634123f151508c08555888'],
-  [SETTLE_SCRIPT, 'f9f2d2929af360afc946f830c29b5202f59f0041'],
+  [SETTLE_SCRIPT, '503ba3f0f91b781b5a407c7dac11b7edf62ec5ca'],
   [ATOMIC_BLOCK_SCRIPT, '3a04304b843911c6b51aa6401ad361f2c909365b'],
 ];
 

@@ -33,3 +33,15 @@ function escapePart(part: string): string {
 export function keyOf(namespace: string, id: string): string {
   return `${escapePart(namespace)}:{${escapePart(id)}}`;
 }
+
+/**
+ * The lowest score of a record: a stamp in microseconds is never below 10^15 (in 2001). What a key holds below it is
+ * its horizon mark (`#count` or `#cost`, docs/guides/how-it-works-on-redis.md), which tests that count or read
+ * records leave out: `ZCOUNT key RECORDS_FROM +inf`, `ZRANGEBYSCORE key RECORDS_FROM +inf`.
+ */
+export const RECORDS_FROM = '1000000000000000';
+
+/** How many records (not the mark) an ioredis-like client finds under `key`. */
+export function recordCount(client: { zcount(key: string, min: string, max: string): Promise<number> }, key: string): Promise<number> {
+  return client.zcount(key, RECORDS_FROM, '+inf');
+}

@@ -170,6 +170,10 @@ export class ReferenceStack {
     if (!this.countsCost(tiers)) return { error: 'TypeError', why: 'settle where no tier counts cost' };
     if (typeof cost !== 'number') return { error: 'TypeError', why: 'a settled cost that is not a number' };
     if (!Number.isSafeInteger(cost) || cost < 0) return { error: 'RangeError', why: 'a settled cost that is not a safe integer >= 0' };
+    for (const index of tiers) {
+      const { rules } = this.#tier(index);
+      if (countsCost(rules) && cost > maxOf(rules)) return { error: 'RangeError', why: `a settled cost above maxCostInInterval ${maxOf(rules)}` };
+    }
     return undefined;
   }
 

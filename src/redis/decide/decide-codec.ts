@@ -4,22 +4,11 @@
 // the same order (a test holds the lists below equal to the Lua's).
 
 import { microsecondsToWholeMillisecondsUp } from '../../core/clock.js';
-import {
-  decideTiers,
-  forgetUpTo,
-  judge,
-  retentionUs,
-  weightOn,
-  type RecordedWindow,
-  type Verdict,
-  type WindowRule,
-  type WindowSample,
-} from '../../core/decision-model.js';
+import { decideTiers, judge, retentionUs, weightOn, type RecordedWindow, type Verdict, type WindowRule, type WindowSample } from '../../core/decision-model.js';
 import { actionRecordsKey, nextMember, recordWeightsKey } from '../../core/identity.js';
 import { refusedByStore } from '../../core/store-error-policy.js';
 import type { StoreDecision, Tier, TierOutcome } from '../../core/store.js';
 import { StoreError } from '../../errors/store-error.js';
-import { readInteger } from '../replies.js';
 import { DECIDE_SCRIPT } from './decide-script.js';
 
 /** One decision for the decide script: an attempt (recorded) or a dry run, across the tiers of one id. */
@@ -31,6 +20,8 @@ export interface ScriptDecision {
   readonly actionId?: string | undefined;
   /** What the attempt weighs on tiers that count cost (1 when left out). */
   readonly cost?: number | undefined;
+  /** The action id is never retried: a blocked attempt is recorded under a member of its own, without it. */
+  readonly singleUse?: boolean | undefined;
 }
 
 /** The fields of a decision's header in ARGV, in order. */
@@ -38,12 +29,16 @@ export const HEADER_FIELDS = ['tiers', 'now', 'member', 'actionId'] as const;
 /** The keys of each tier in KEYS, in order; a tier whose rule counts actions sends all but the last. */
 export const KEY_FIELDS = ['key', 'actions', 'weights'] as const;
 /** The fields each tier adds to its decision in ARGV, after the header, in order; a tier whose rule counts actions sends all but the last. */
-export const TIER_FIELDS = ['rule', 'cutoff', 'forget', 'cost'] as const;
+export const TIER_FIELDS = ['rule', 'cutoff', 'cost'] as const;
 /** The fields of a rule in ARGV, at the end of the call, in order. */
-export const RULE_FIELDS = ['interval', 'max', 'gap', 'countBlocked', 'ttl', 'actionTtl', 'countsCost'] as const;
+export const RULE_FIELDS = ['interval', 'max', 'gap', 'countBlocked', 'ttl', 'countsCost'] as const;
 
-/** A decision's first value in the reply: how it was decided, or (negative) why it alone failed and wrote nothing. */
-export const VERDICT = { blocked: 0, allowed: 1, alreadyAdmitted: 2, wrongType: -1 } as const;
+/**
+ * A decision's first value in the reply: how it was decided, or (negative) why it alone failed and recorded nothing:
+ * a key of another type, a key that holds the records of a rule of the other kind (actions against cost), or records
+ * that would weigh more than their sums count exactly.
+ */
+export const VERDICT = { blocked: 0, allowed: 1, alreadyAdmitted: 2, wrongType: -1, otherKind: -2, tooHeavy: -3 } as const;
 
 /**
  * At most how many keys and arguments one decision adds to a call: its header, and per tier its keys, its fields
@@ -72,17 +67,17 @@ export function encodeCall(decisions: readonly ScriptDecision[]): { keys: string
   const args: (string | number)[] = [0];
   // The call's rules, by identity (a limiter's tiers keep theirs): a batch of one limiter's decisions sends its rule once.
   const rules: WindowRule[] = [];
-  for (const { tiers, now, dryRun, actionId, cost = 1 } of decisions) {
+  for (const { tiers, now, dryRun, actionId, cost = 1, singleUse = false } of decisions) {
     // tiers, now, member, actionId
-    args.push(tiers.length, now ?? '', dryRun || actionId !== undefined ? '' : nextMember(), actionId ?? '');
+    args.push(tiers.length, now ?? '', dryRun || (actionId !== undefined && !singleUse) ? '' : nextMember(), actionId ?? '');
     for (const tier of tiers) {
       const { rule } = tier;
       // key, actions
       keys.push(tier.key, actionRecordsKey(tier.key));
       let place = rules.indexOf(rule);
       if (place < 0) place = rules.push(rule) - 1;
-      // rule, cutoff, forget
-      args.push(RULE_FIELDS.length * place, now === undefined ? '' : `(${now - rule.intervalUs}`, now === undefined ? '' : forgetUpTo(rule, now));
+      // rule, cutoff
+      args.push(RULE_FIELDS.length * place, now === undefined ? '' : `(${now - rule.intervalUs}`);
       if (rule.countsCost) {
         // weights; cost
         keys.push(recordWeightsKey(tier.key));
@@ -93,8 +88,8 @@ export function encodeCall(decisions: readonly ScriptDecision[]): { keys: string
   args[0] = rules.length;
   for (const rule of rules) {
     const ttl = microsecondsToWholeMillisecondsUp(retentionUs(rule));
-    // interval, max, gap, countBlocked, ttl, actionTtl, countsCost
-    args.push(rule.intervalUs, rule.maxInInterval, rule.minDifferenceUs, rule.countBlocked ? '1' : '0', ttl, ttl + 1, rule.countsCost ? '1' : '0');
+    // interval, max, gap, countBlocked, ttl, countsCost
+    args.push(rule.intervalUs, rule.maxInInterval, rule.minDifferenceUs, rule.countBlocked ? '1' : '0', ttl, rule.countsCost ? '1' : '0');
   }
   return { keys, args };
 }
@@ -124,7 +119,13 @@ export function readOutcomes(decisions: readonly ScriptDecision[], reply: unknow
   const cursor: Cursor = { values: integersOf(reply), at: 0 };
   const outcomes = decisions.map((decision) => {
     if (cursor.at >= cursor.values.length) throw unexpectedReply(reply);
-    return outcomeOf(decision, cursor);
+    const from = cursor.at;
+    const outcome = outcomeOf(decision, cursor);
+    // A value no integer reads exactly fails its decision alone: the others of the call were read in their places.
+    for (let i = from; i < cursor.at; i += 1) {
+      if (!Number.isSafeInteger(cursor.values[i])) return inexactReply(decision.tiers, cursor.values[i] as number);
+    }
+    return outcome;
   });
   if (cursor.at !== cursor.values.length) throw unexpectedReply(reply);
   return outcomes;
@@ -207,7 +208,41 @@ function failedDecision(code: number, tiers: readonly Tier[]): StoreError {
   if (code === VERDICT.wrongType) {
     return refusedByStore(new StoreError(`Redis holds a value of another type under ${keys} (WRONGTYPE): this decision failed, and wrote nothing`));
   }
+  if (code === VERDICT.otherKind) return refusedByStore(otherKindError(tiers));
+  if (code === VERDICT.tooHeavy) {
+    return refusedByStore(
+      new StoreError(
+        `The records under ${keys} would weigh more than 2^52 with this attempt, more than their sums count exactly: this decision failed, and recorded nothing`,
+      ),
+    );
+  }
   return refusedByStore(new StoreError(`The ${DECIDE_SCRIPT.name} script refused the arguments of a decision on ${keys} (code ${code}); please report this`));
+}
+
+/**
+ * The error of a decision on a namespace whose key holds the records of a rule of the other kind: a limit of actions
+ * and a budget of cost written under one namespace (by two processes, or two deployments) would each misread the
+ * other's records.
+ */
+function otherKindError(tiers: readonly Tier[]): StoreError {
+  const described = tiers.map(({ key, rule }) =>
+    rule.countsCost ? `${key} (this limiter: maxCostInInterval ${rule.maxInInterval})` : `${key} (this limiter: maxInInterval ${rule.maxInInterval})`,
+  );
+  return new StoreError(
+    `A limiter of the other kind writes the same namespace: ${described.join(', ')} holds the records of a limiter that counts ` +
+      'cost (maxCostInInterval) where this one counts actions (maxInInterval), or the other way round. ' +
+      'A limit of actions and a budget of cost cannot share a namespace: give each its own (e.g. a suffix naming the rule). ' +
+      'This decision failed, and wrote nothing',
+    { code: 'NAMESPACE_CONFLICT' },
+  );
+}
+
+/** The error of a decision whose part of the reply holds a value no integer reads exactly (its others are read). */
+function inexactReply(tiers: readonly Tier[], value: number): StoreError {
+  const keys = tiers.map((tier) => tier.key).join(', ');
+  return refusedByStore(
+    new StoreError(`The ${DECIDE_SCRIPT.name} script answered ${String(value)} for ${keys}, beyond what an integer reads exactly: this decision failed`),
+  );
 }
 
 function orUndefined(value: number): number | undefined {
@@ -218,10 +253,18 @@ function unexpectedReply(reply: unknown): StoreError {
   return new StoreError(`Unexpected reply to the ${DECIDE_SCRIPT.name} script from Redis: ${JSON.stringify(reply)?.slice(0, 120)}`);
 }
 
-/** The decide script's reply: an array of integers. */
+/**
+ * The decide script's reply: an array of numbers (integers, each decision's checked as it is read, so that one out of
+ * range fails its decision alone); anything else is a reply of another shape.
+ */
 function integersOf(reply: unknown): number[] {
   if (!Array.isArray(reply)) throw unexpectedReply(reply);
   // The client's reply array is ours: its values are read in place, not copied.
-  for (let i = 0; i < reply.length; i += 1) reply[i] = readInteger(reply[i], `the ${DECIDE_SCRIPT.name} script`);
+  for (let i = 0; i < reply.length; i += 1) {
+    const item: unknown = reply[i];
+    const value = typeof item === 'string' && item !== '' ? Number(item) : item;
+    if (typeof value !== 'number' || !Number.isFinite(value)) throw unexpectedReply(reply);
+    reply[i] = value;
+  }
   return reply as number[];
 }

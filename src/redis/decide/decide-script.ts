@@ -18,7 +18,9 @@ export const DECIDE_SCRIPT = defineScript(
 -- KEYS, per tier of each decision, in order (a tier whose rule counts actions sends the first two only):
 --   key        the tier's sorted set of records (score: stamp in microseconds; member: a unique token,
 --              '+<action id>' admitted, '-<action id>' recorded blocked, '=<stamp>+<action id>' an admitted record
---              whose action id was admitted again after it left the window)
+--              whose action id was admitted again after it left the window), and its horizon mark: the member
+--              '#count' (a rule that counts actions) or '#cost' (one that counts cost), scored with the longest
+--              ttl in milliseconds any writer of the key has given it (below every stamp, so always at rank 0)
 --   actions    the key's companion: a copy of its records that carry an action id ('+' and '-')
 --   weights    a tier that counts cost: a hash of each record's cost by its member, and running sums of them
 --              ('total', 'anon', 'past' and 'pastAt': see the cost helpers below)
@@ -27,25 +29,28 @@ export const DECIDE_SCRIPT = defineScript(
 --   header:
 --     tiers      how many tiers the decision has
 --     now        the stamp, integer microseconds; '' to read Redis TIME (once per call)
---     member     the attempt's member; '' for a dry run, or for an attempt with an action id
+--     member     the attempt's member; '' for a dry run, or for an attempt with an action id a retry may repeat;
+--                with a single-use action id (never retried), the member it is recorded under if blocked
 --     actionId   the attempt's action id; '' for none
 --   per tier:
---     rule       where the tier's rule starts among the call's rules: 0, 7, 14...
+--     rule       where the tier's rule starts among the call's rules: 0, 6, 12...
 --     cutoff     '(' and now - interval: the window's exclusive lower bound, as ZCOUNT reads it ('' on Redis's clock)
---     forget     now - interval - inFlight: a record at or before it is forgotten ('' on Redis's clock)
 --     cost       a tier that counts cost: what the attempt weighs in it
 -- Then the rules, each once however many decisions use it:
 --     interval   microseconds
 --     max        maxInInterval, or maxCostInInterval when the rule counts cost
 --     gap        minDifference, microseconds
 --     countBlocked  '1' or '0'
---     ttl        the key's TTL in milliseconds: interval + inFlight, rounded up (the weights' too)
---     actionTtl  the companion's: a millisecond more
+--     ttl        the writer's horizon in milliseconds: interval + inFlight, rounded up. The key's horizon is the
+--                longest of its writers' (its mark): records stamped at or before now - horizon are forgotten, on
+--                either clock, and the key (and its weights) live that long after a write
 --     countsCost  '1' when records weigh their cost, '0' when each weighs 1
 --
 -- Reply: integers, for each decision in order:
---   verdict      0 blocked, 1 allowed, 2 already admitted (a retry: nothing recorded), -1 a key holds another type
---                (the decision failed alone and wrote nothing)
+--   verdict      0 blocked, 1 allowed, 2 already admitted (a retry: nothing recorded); or the decision failed
+--                alone, recording nothing: -1 a key holds another type, -2 the key holds the records of a rule of the
+--                other kind (its mark: actions against cost), -3 recording the attempt would make the key's records
+--                weigh more than SUM_LIMIT
 --   now          the stamp, only when the decision read Redis TIME
 -- then, unless it failed, per tier:
 --   an attempt:  count (|S|), countAfter (|S'|), newest and newestAfter (max(S), max(S'), only where the rule has a
@@ -59,19 +64,25 @@ export const DECIDE_SCRIPT = defineScript(
 -- A value that does not exist reads -1.
 --
 -- S is every record stamped after the cutoff, those stamped after now included: a call may reach Redis late, or
--- after a call stamped later, and the records around it share windows with it. Records stay until the forget
--- stamp, and keys live ttl, so that a call in flight for up to inFlight still finds them. On a tier that counts
+-- after a call stamped later, and the records around it share windows with it. Records stay until now less the
+-- key's horizon, and keys live as long, so that a call in flight for up to any writer's inFlight still finds them,
+-- whichever clock and timeout each writer has. On a tier that counts
 -- cost, W(S) comes from the weights' running sums, reading only the records between the cutoff and the latest cutoff
 -- weighed before it.
 --
 -- Numbers go to redis.call as text: Redis would print a Lua number with '%.17g', and Lua's own conversion keeps
 -- 14 digits where a stamp has 16. A score read back becomes a number with + 0.
 
-local BLOCKED, ALLOWED, ALREADY_ADMITTED, WRONG_TYPE = 0, 1, 2, -1
+local BLOCKED, ALLOWED, ALREADY_ADMITTED, WRONG_TYPE, OTHER_KIND, TOO_HEAVY = 0, 1, 2, -1, -2, -3
 local header_tiers, header_now, header_member, header_actionId, header_width = 1, 2, 3, 4, 4
 local keys_key, keys_actions, keys_weights, keys_width = 1, 2, 3, 3
-local tier_rule, tier_cutoff, tier_forget, tier_cost, tier_width = 1, 2, 3, 4, 4
-local rule_interval, rule_max, rule_gap, rule_countBlocked, rule_ttl, rule_actionTtl, rule_countsCost, rule_width = 1, 2, 3, 4, 5, 6, 7, 7
+local tier_rule, tier_cutoff, tier_cost, tier_width = 1, 2, 3, 3
+-- No stamp is earlier than STAMPS_FROM (10^15 microseconds, in 2001): what is below it is the horizon mark, which
+-- forgetting leaves alone. SUM_LIMIT (2^52) is the most a cost tier's records may weigh together: every sum stays an
+-- exact integer in Lua's numbers, with room to spare.
+local STAMPS_FROM, SUM_LIMIT = '1000000000000000', 4503599627370496
+local MARK_OF_ACTIONS, MARK_OF_COST = '#count', '#cost'
+local rule_interval, rule_max, rule_gap, rule_countBlocked, rule_ttl, rule_countsCost, rule_width = 1, 2, 3, 4, 5, 6, 6
 
 local ARGV, KEYS, type, format, call, tryCall = ARGV, KEYS, type, string.format, redis.call, redis.pcall
 
@@ -81,49 +92,63 @@ local function scoreAt(key, rank)
   return pair[2] and pair[2] + 0 or -1
 end
 
+-- Removes members from a key (a sorted set, or a hash with command 'HDEL'), 500 at a time.
+local function removeAll(command, from, members)
+  for j = 1, #members, 500 do call(command, from, unpack(members, j, math.min(j + 499, #members))) end
+end
+
+-- The key's horizon mark (rank 0, below every stamp): its member and its horizon in milliseconds, or nil and 0
+-- where it has none; false when the key holds another type.
+local function markOf(key)
+  local first = tryCall('ZRANGE', key, '0', '0', 'WITHSCORES')
+  if first.err then return false, 0 end
+  if first[1] and string.byte(first[1]) == 35 then return first[1], first[2] + 0 end -- '#'
+  return nil, 0
+end
+
+-- Whether a member is an action's record: '+' (admitted) or '-' (blocked). Any other ('=' and the members of
+-- attempts without an action id, or with a single-use one that was blocked) never changes but by clear.
+local function isAction(member)
+  local first = string.byte(member)
+  return first == 43 or first == 45
+end
+
 -- The flood bound (docs/semantics.md, "Memory per key"), after a write that left count records in the window
 -- (more than max): keep what a later decision could still tell apart, whatever is undone or cleared later: every
 -- admitted action, the newest max records without an action id, and the blocked actions newer than the max-th
 -- newest of those. The key may hold more records than count (older ones, kept for calls in flight): a count too
--- small only keeps more.
+-- small only keeps more. Rank 0 is the key's mark, which stays.
 local function floodBound(key, actions, max, count)
   local actionCount = tryCall('ZCARD', actions)
   if type(actionCount) ~= 'number' then return end
   if actionCount == 0 then
-    call('ZREMRANGEBYRANK', key, '0', format('%d', -1 - max))
+    call('ZREMRANGEBYRANK', key, '1', format('%d', -1 - max))
     return
   end
   -- At least this many records carry no action id (the companion holds a copy of every one that does).
   local excess = count - actionCount - max
   if excess < 0 then return end
-  local function isAction(member)
-    local first = string.byte(member)
-    return first == 43 or first == 45 -- '+' or '-'
-  end
-  local function removeAll(from, members)
-    for j = 1, #members, 500 do call('ZREM', from, unpack(members, j, math.min(j + 499, #members))) end
-  end
   -- From the oldest: the first excess records without an action id go; the next one is the floor.
-  local doomed, floor, start = {}, nil, 0
+  local doomed, floor, start = {}, nil, 1
   while floor == nil do
     local chunk = call('ZRANGE', key, format('%d', start), format('%d', start + excess + 15), 'WITHSCORES')
     if #chunk == 0 then break end
     for j = 1, #chunk, 2 do
-      if not isAction(chunk[j]) then
+      if not isAction(chunk[j]) and string.byte(chunk[j]) ~= 35 then -- nor the mark, '#'
         if #doomed < excess then doomed[#doomed + 1] = chunk[j] else floor = chunk[j + 1] break end
       end
     end
     start = start + #chunk / 2
   end
   if floor == nil then return end
-  removeAll(key, doomed)
+  removeAll('ZREM', key, doomed)
   local blocked = {}
   for _, member in ipairs(call('ZRANGEBYSCORE', actions, '-inf', floor)) do
     if string.byte(member) == 45 then blocked[#blocked + 1] = member end
   end
   if #blocked > 0 then
-    removeAll(key, blocked)
-    removeAll(actions, blocked)
+    removeAll('ZREM', key, blocked)
+    removeAll('ZREM', actions, blocked)
   end
 end
 
@@ -132,7 +157,7 @@ end
 local rulesAt = #ARGV - rule_width * ARGV[1]
 local rules = {
   ARGV[rulesAt + rule_interval] + 0, ARGV[rulesAt + rule_max] + 0, ARGV[rulesAt + rule_gap] + 0,
-  ARGV[rulesAt + rule_countBlocked] == '1', ARGV[rulesAt + rule_ttl], ARGV[rulesAt + rule_actionTtl],
+  ARGV[rulesAt + rule_countBlocked] == '1', ARGV[rulesAt + rule_ttl],
   ARGV[rulesAt + rule_countsCost] == '1',
 }
 local anyCostTier = rules[rule_countsCost]
@@ -145,7 +170,6 @@ for o = rule_width, #ARGV - rulesAt - 1, rule_width do
   rules[o + rule_gap] = ARGV[a + rule_gap] + 0
   rules[o + rule_countBlocked] = ARGV[a + rule_countBlocked] == '1'
   rules[o + rule_ttl] = ARGV[a + rule_ttl]
-  rules[o + rule_actionTtl] = ARGV[a + rule_actionTtl]
   rules[o + rule_countsCost] = ARGV[a + rule_countsCost] == '1'
   anyCostTier = anyCostTier or rules[o + rule_countsCost]
 end
@@ -158,22 +182,12 @@ end
 --   pastAt   the latest cutoff an attempt has weighed, integer microseconds
 -- and seal, the total they were last written with (every script that moves total moves seal alike).
 -- W(S) is total less past, less or plus the records between pastAt and the cutoff; the flood bound trims from the
--- oldest while anon stays at least max. A decision reads the sums once (with the tier's first commands) into a
--- ledger (a table of the four, and of them as read), moves them with every record it writes or removes, and writes
--- the changed ones back in one command (closeLedger).
-local isAction, weightsOf, unweigh, openLedger, closeLedger, weighedFloodBound, fitsAfterWeighed
+-- oldest while anon stays at least max. A decision reads the sums once (with the tier's first commands), checks
+-- them (trusted), counts them again from the records where they cannot be trusted (recount), and keeps them in a
+-- ledger (a table of the four, and of them as read) that it moves with every record it writes or removes; the
+-- changed ones go back in one command (closeLedger).
+local weightsOf, unweigh, trusted, recount, openLedger, closeLedger, weighedFloodBound, fitsAfterWeighed
 if anyCostTier then
-  -- Whether a member is an action's record: '+' (admitted) or '-' (blocked). Any other ('=' included) never changes.
-  isAction = function(member)
-    local first = string.byte(member)
-    return first == 43 or first == 45
-  end
-
-  -- Removes members from a key (a sorted set, or a hash with command 'HDEL'), 500 at a time.
-  local function removeAll(command, from, members)
-    for j = 1, #members, 500 do call(command, from, unpack(members, j, math.min(j + 499, #members))) end
-  end
-
   -- The weights of members, in order, as numbers (0 where one has none), from a cost tier's weights.
   weightsOf = function(weights, members)
     local values = {}
@@ -208,7 +222,61 @@ if anyCostTier then
     return values
   end
 
-  -- Opens a cost tier's weights for a decision, from its sums as read (HMGET of the four and seal): forgets what an
+  -- A whole number from 0 to SUM_LIMIT, or nil.
+  local function sumOf(text)
+    local value = tonumber(text)
+    if value and value >= 0 and value <= SUM_LIMIT and value == math.floor(value) then return value end
+    return nil
+  end
+
+  -- Whether a cost tier's sums as read (HMGET of the four and seal) can be trusted: none on a key without records
+  -- and weights, or all of them whole numbers that agree with each other (seal equal to total, anon and past at most
+  -- total, pastAt not after the stamp now), and one weight for each record of the key (records less its mark). A
+  -- hash lost (deleted, evicted, expired apart from its key), or written by another hand, fails one of these.
+  trusted = function(key, weights, sums, now, marked)
+    local records, fields = call('ZCARD', key) - (marked and 1 or 0), call('HLEN', weights)
+    if not (sums[1] or sums[2] or sums[3] or sums[4] or sums[5]) then return records == 0 and fields == 0 end
+    local total, anon, past = sumOf(sums[1]), sumOf(sums[2]), sumOf(sums[3])
+    local pastAt = sums[4] and tonumber(sums[4])
+    if not (total and anon and past and sums[5] == sums[1] and anon <= total and past <= total) then return false end
+    if sums[4] and not (pastAt and pastAt <= now) then return false end
+    return fields - (sums[4] and 5 or 4) == records
+  end
+
+  -- Counts a cost tier's sums again from its records (pastAt at the cutoff, given as text), as trusted would find
+  -- them: a record without a readable weight weighs max, the most one action may (never less than it may have).
+  -- An attempt writes the weights anew, with the sums, and their TTL (ttl, milliseconds as text); a dry run only
+  -- reads. Returns the sums as HMGET reads them.
+  recount = function(key, weights, max, cutoffText, record, ttl)
+    local all = call('ZRANGE', key, '0', '-1', 'WITHSCORES')
+    local at, members, values, total, anon, past = cutoffText + 0, {}, {}, 0, 0, 0
+    for j = 1, #all, 2 do
+      if string.byte(all[j]) ~= 35 then
+        members[#members + 1] = all[j]
+        local stamp = all[j + 1] + 0
+        local w = sumOf(call('HGET', weights, all[j]))
+        if w == nil or w > max then w = max end
+        values[#values + 1] = w
+        total = total + w
+        if not isAction(all[j]) then anon = anon + w end
+        if stamp <= at then past = past + w end
+      end
+    end
+    local sums = { format('%d', total), format('%d', anon), format('%d', past), cutoffText, format('%d', total) }
+    if record then
+      call('DEL', weights)
+      for j = 1, #members, 250 do
+        local fields = {}
+        for m = j, math.min(j + 249, #members) do fields[#fields + 1], fields[#fields + 2] = members[m], format('%d', values[m]) end
+        call('HSET', weights, unpack(fields))
+      end
+      call('HSET', weights, 'total', sums[1], 'anon', sums[2], 'past', sums[3], 'pastAt', sums[4], 'seal', sums[5])
+      call('PEXPIRE', weights, ttl)
+    end
+    return sums
+  end
+
+  -- Opens a cost tier's weights for a decision, from its sums as read (trusted, or counted again): forgets what an
   -- attempt forgets (step 1: the records stamped at or before upTo), and returns W(S) (the records after the cutoff),
   -- how many it forgot, and the ledger. An attempt moves pastAt up to its cutoff when records lie between the two (or
   -- there was none), adding them; a dry run's ledger is only read.
@@ -219,38 +287,21 @@ if anyCostTier then
       total = total or 0, anon = anon or 0, past = past or 0, pastAt = pastAt,
       readTotal = total, readAnon = anon, readPast = past, readPastAt = pastAt, existed = total ~= nil,
     }
-    if sums[1] and sums[5] ~= sums[1] then
-      -- The sums hold only while seal is the total they were written with. Weights written by 0.4.0 have none, and a
-      -- 0.4.0 process beside this one (a rolling upgrade) moves total alone: count anon and past again, from the
-      -- records (past below, from every record at or before the cutoff; a dry run only reads).
-      ledger.anon, ledger.past, ledger.pastAt, ledger.readTotal = 0, 0, nil, nil
-      pastAt = nil
-      if record then
-        -- The names of the sums among the fields ('kept': 0.4.0's flood bound), made here only.
-        local sumNames = { total = true, anon = true, past = true, pastAt = true, seal = true, kept = true }
-        local fields = call('HGETALL', weights)
-        for j = 1, #fields, 2 do
-          local name = fields[j]
-          if not sumNames[name] and not isAction(name) then ledger.anon = ledger.anon + fields[j + 1] end
-        end
-        call('HDEL', weights, 'kept')
-      end
-    end
     local dropped = 0
     if record then
-      local forgotten = call('ZRANGEBYSCORE', key, '-inf', upTo, 'WITHSCORES')
+      local forgotten = call('ZRANGEBYSCORE', key, STAMPS_FROM, upTo, 'WITHSCORES')
       if #forgotten > 0 then
         local members, stamps = {}, {}
         for j = 1, #forgotten, 2 do members[#members + 1], stamps[#stamps + 1] = forgotten[j], forgotten[j + 1] + 0 end
         unweigh(weights, ledger, members, stamps)
-        call('ZREMRANGEBYSCORE', key, '-inf', upTo)
+        call('ZREMRANGEBYSCORE', key, STAMPS_FROM, upTo)
         dropped = #members
       end
     end
     local atText = cutoff:sub(2)
     local at = atText + 0
     if pastAt == nil or at > pastAt then
-      local crossed, count = weightBetween(weights, key, pastAt and '(' .. sums[4] or '-inf', atText)
+      local crossed, count = weightBetween(weights, key, pastAt and '(' .. sums[4] or STAMPS_FROM, atText)
       local inWindow = ledger.total - ledger.past - crossed
       if record and (count > 0 or pastAt == nil) then ledger.past, ledger.pastAt = ledger.past + crossed, at end
       return inWindow, dropped, ledger
@@ -279,7 +330,7 @@ if anyCostTier then
   weighedFloodBound = function(key, actions, weights, ledger, max, cutoff)
     local anon = ledger.anon
     if anon <= max then return 0 end
-    local doomed, stamps, floor, rank, size = {}, {}, nil, 0, 4
+    local doomed, stamps, floor, rank, size = {}, {}, nil, 1, 4 -- rank 0: the mark
     while floor == nil do
       local chunk = call('ZRANGE', key, format('%d', rank), format('%d', rank + size - 1), 'WITHSCORES')
       if #chunk == 0 then break end
@@ -287,7 +338,7 @@ if anyCostTier then
       for j = 1, #chunk, 2 do members[#members + 1] = chunk[j] end
       local values = weightsOf(weights, members)
       for j = 1, #members do
-        if not isAction(members[j]) then
+        if not isAction(members[j]) and string.byte(members[j]) ~= 35 then -- nor the mark, '#'
           if anon - values[j] < max then
             floor = chunk[2 * j]
             break
@@ -324,7 +375,7 @@ if anyCostTier then
   -- stamp. By rank, from the first record in the window, in chunks of 4 that double up to 64: most walks stop at
   -- the first record or two.
   fitsAfterWeighed = function(key, weights, cutoff, weight, target, pending, at)
-    local rank, size = call('ZCOUNT', key, '-inf', cutoff:sub(2)), 4
+    local rank, size = call('ZCOUNT', key, '-inf', cutoff:sub(2)), 4 -- the mark's rank too
     while true do
       local chunk = call('ZRANGE', key, format('%d', rank), format('%d', rank + size - 1), 'WITHSCORES')
       if #chunk == 0 then break end
@@ -359,11 +410,11 @@ local LONG_INTERVAL = 10000000
 local ttlAtEnd
 -- What the general path holds of each tier of the decision at hand, by tier, in arrays made once per call, by the
 -- first decision that takes it (reading one at a tier is one instruction of Lua). Read first, for every tier: its
--- first key, its rule's offset, the cutoff and forget stamps, |S|, and a cost tier's sums as read (false on a tier
--- that counts actions), which become its ledger; then whether the key held records, and max(S). Only a tier that
+-- first key, its rule's offset, the cutoff and forget stamps, the key's horizon and the one its mark held, |S|, and a
+-- cost tier's sums as read or counted again (false on a tier that counts actions), which become its ledger; then whether the key held records, and max(S). Only a tier that
 -- counts cost has a cost and W(S), in arrays made only for a call that has one (every attempt weighs 1 on a tier
 -- that counts actions, and |S| is its weight).
-local keyOf, ruleOf, cutoffOf, forgetOf, countOf, heldOf, newestOf, ledgerOf, costOf, weightOf
+local keyOf, ruleOf, cutoffOf, forgetOf, horizonOf, markedOf, countOf, heldOf, newestOf, ledgerOf, costOf, weightOf
 
 local k0, a0 = 0, 1
 while a0 < rulesAt do
@@ -373,40 +424,48 @@ while a0 < rulesAt do
   local o = ARGV[t0 + tier_rule] + 0
   local max = rules[o + rule_max] -- the first tier's
 
-  if n == 1 and member ~= '' and nowText ~= '' and rules[o + rule_gap] == 0 and max > 1 and not (anyCostTier and rules[o + rule_countsCost]) then
+  if n == 1 and member ~= '' and actionId == '' and nowText ~= '' and rules[o + rule_gap] == 0 and max > 1 and not (anyCostTier and rules[o + rule_countsCost]) then
     ---------------------------------------------------------------------------------------------------------------
     -- The short path: one tier, an attempt without an action id, on the caller's clock, under a rule that counts
-    -- actions with no gap and a max above 1, which never reads max(S) or the time as a number. The steps of the
-    -- general path below, less what such a decision never takes; most decisions are of this kind.
+    -- actions with no gap and a max above 1, which never reads max(S). The steps of the general path below, less
+    -- what such a decision never takes; most decisions are of this kind.
     local last = t0 + tier_width - 1 >= rulesAt -- the call's last decision: nothing after it uses its keys
     local key, actions, countBlocked = KEYS[k0 + keys_key], KEYS[k0 + keys_actions], rules[o + rule_countBlocked]
-    -- |S|: the records stamped after the cutoff, those stamped after now included (they arrived first).
-    local count = tryCall('ZCOUNT', key, ARGV[t0 + tier_cutoff], '+inf')
-    if type(count) ~= 'number' then
+    -- The key's mark, which tells its type too, and its horizon: the longest of its writers' and this one's.
+    local marked, markedTtl = markOf(key)
+    local ttl = rules[o + rule_ttl]
+    local horizon = math.max(markedTtl, ttl + 0)
+    if marked == false then
       reply[r + 1], r = WRONG_TYPE, r + 1
+    elseif marked and marked ~= MARK_OF_ACTIONS then
+      reply[r + 1], r = OTHER_KIND, r + 1
     else
-      -- Step 1: forget the records stamped at or before the forget stamp, from the companion too, so that it never
-      -- holds a record the key no longer does.
-      local upTo = ARGV[t0 + tier_forget]
-      local dropped = call('ZREMRANGEBYSCORE', key, '-inf', upTo)
+      -- |S|: the records stamped after the cutoff, those stamped after now included (they arrived first).
+      local count = call('ZCOUNT', key, ARGV[t0 + tier_cutoff], '+inf')
+      -- Step 1: forget the records stamped at or before now less the horizon, from the companion too, so that it
+      -- never holds a record the key no longer does.
+      local upTo = format('%d', nowText - 1000 * horizon)
+      local dropped = call('ZREMRANGEBYSCORE', key, STAMPS_FROM, upTo)
       if dropped > 0 then tryCall('ZREMRANGEBYSCORE', actions, '-inf', upTo) end
       local held = dropped > 0 or count > 0
       local passes = count < max
       local countAfter = count
       if passes or countBlocked then
+        if markedTtl < ttl + 0 then call('ZADD', key, ttl, MARK_OF_ACTIONS) end
         countAfter = count + call('ZADD', key, nowText, member)
         if countAfter > max then floodBound(key, actions, max, countAfter) end
         -- The companion outlives its key wherever the flood bound may read it: a rule that counts blocked attempts,
         -- on a key that held records (a new key's companion holds nothing the key does; one that held only records
         -- between the two cutoffs keeps them out of every window the flood bound can act on).
         local companion = countBlocked and held
+        local keyTtl, actionTtl = format('%d', horizon), format('%d', horizon + 1)
         if last or rules[o + rule_interval] >= LONG_INTERVAL then
-          call('PEXPIRE', key, rules[o + rule_ttl])
-          if companion then call('PEXPIRE', actions, rules[o + rule_actionTtl]) end
+          call('PEXPIRE', key, keyTtl)
+          if companion then call('PEXPIRE', actions, actionTtl) end
         else
           ttlAtEnd = ttlAtEnd or {}
-          ttlAtEnd[key] = rules[o + rule_ttl]
-          if companion then ttlAtEnd[actions] = rules[o + rule_actionTtl] end
+          ttlAtEnd[key] = keyTtl
+          if companion then ttlAtEnd[actions] = actionTtl end
         end
       end
       reply[r + 1], reply[r + 2], reply[r + 3], r = passes and ALLOWED or BLOCKED, count, countAfter, r + 3
@@ -419,6 +478,7 @@ while a0 < rulesAt do
     if keyOf == nil then
       -- Each made at the size of a stack of three tiers (per second, minute and day): filling them grows none.
       keyOf, ruleOf, cutoffOf, forgetOf = { false, false, false }, { false, false, false }, { false, false, false }, { false, false, false }
+      horizonOf, markedOf = { false, false, false }, { false, false, false }
       countOf, heldOf, newestOf = { false, false, false }, { false, false, false }, { false, false, false }
       if anyCostTier then ledgerOf, costOf, weightOf = { false, false, false }, { false, false, false }, { false, false, false } end
     end
@@ -436,31 +496,39 @@ while a0 < rulesAt do
       now, nowText = redisNow, redisNowText
     end
 
-    -- Each tier's rule, cost and |S|, and where its keys and fields are (a tier that counts cost has one more of
-    -- each). The first commands on each key tell a key of another type before anything is written: the decision
-    -- then fails alone (the places of the rest are still read, for the next decision).
+    -- Each tier's rule, cost, horizon and |S|, and where its keys and fields are (a tier that counts cost has one
+    -- more of each). The first commands on each key tell a key of another type, or of a rule of the other kind,
+    -- before anything is written: the decision then fails alone (the places of the rest are still read, for the
+    -- next decision). A tier that counts cost checks its sums, and counts them again where they cannot be trusted.
+    now = now or nowText + 0
     local failed, k, t = false, k0, t0
     for i = 1, n do
       local ro = ARGV[t + tier_rule] + 0
       local weighed = anyCostTier and rules[ro + rule_countsCost]
       if not failed then
-        local cutoff, upTo = ARGV[t + tier_cutoff], ARGV[t + tier_forget]
-        -- On Redis's clock the call is stamped as it runs: never in flight, it forgets what left its window.
-        if redisClock then
-          upTo = format('%d', now - rules[ro + rule_interval])
-          cutoff = '(' .. upTo
+        local key, weights, ttl = KEYS[k + keys_key], KEYS[k + keys_weights], rules[ro + rule_ttl]
+        local marked, markedTtl = markOf(key)
+        -- On Redis's clock the call is stamped as it runs; either way it keeps what a call in flight may count, for
+        -- the key's horizon.
+        local cutoff = redisClock and '(' .. format('%d', now - rules[ro + rule_interval]) or ARGV[t + tier_cutoff]
+        local horizon = math.max(markedTtl, ttl + 0)
+        local count, sums
+        if marked == false or (actionId ~= '' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number') then
+          failed = WRONG_TYPE
+        elseif marked and marked ~= (weighed and MARK_OF_COST or MARK_OF_ACTIONS) then
+          failed = OTHER_KIND
+        else
+          count = call('ZCOUNT', key, cutoff, '+inf')
+          -- A tier that counts cost reads its weights' sums here, which tells their type too.
+          sums = weighed and tryCall('HMGET', weights, 'total', 'anon', 'past', 'pastAt', 'seal')
+          if weighed and sums.err then
+            failed = WRONG_TYPE
+          elseif weighed and not trusted(key, weights, sums, now, marked) then
+            sums = recount(key, weights, rules[ro + rule_max], cutoff:sub(2), record, format('%d', horizon))
+          end
         end
-        local count = tryCall('ZCOUNT', KEYS[k + keys_key], cutoff, '+inf')
-        -- A tier that counts cost reads its weights' sums here, which tells their type too.
-        local sums = weighed and tryCall('HMGET', KEYS[k + keys_weights], 'total', 'anon', 'past', 'pastAt', 'seal')
-        if
-          type(count) ~= 'number'
-          or (actionId ~= '' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number')
-          or (weighed and sums.err)
-        then
-          failed = true
-        end
-        keyOf[i], ruleOf[i], cutoffOf[i], forgetOf[i], countOf[i] = k, ro, cutoff, upTo, count
+        keyOf[i], ruleOf[i], cutoffOf[i], forgetOf[i], countOf[i] = k, ro, cutoff, format('%d', now - 1000 * horizon), count
+        horizonOf[i], markedOf[i] = horizon, markedTtl
         if anyCostTier then
           ledgerOf[i] = sums
           if weighed then costOf[i] = ARGV[t + tier_cost] + 0 end
@@ -475,13 +543,13 @@ while a0 < rulesAt do
     local last = t >= rulesAt -- the call's last decision: nothing after it uses its keys
 
     if failed then
-      reply[r + 1], r = WRONG_TYPE, r + 1
+      reply[r + 1], r = failed, r + 1
       if redisClock then reply[r + 1], r = now, r + 1 end
     else
       -- Steps 1 to 4 per tier: forget what no call in flight can count (an attempt only), weigh S on a tier that
       -- counts cost, read max(S) where a gap rule or a max of 1 needs it, and judge. A retry is an action whose
       -- admitted record is in a tier's window.
-      local replayed, passes = false, true
+      local replayed, passes, tooHeavy = false, true, false
       for i = 1, n do
         local k, ro, count, sums = keyOf[i], ruleOf[i], countOf[i], anyCostTier and ledgerOf[i]
         local key, max, gap = KEYS[k + keys_key], rules[ro + rule_max], rules[ro + rule_gap]
@@ -493,9 +561,10 @@ while a0 < rulesAt do
           ledgerOf[i], weightOf[i] = ledger, weight
           weighedWith = weight + costOf[i]
           if dropped > 0 then tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', forgetOf[i]) end
+          if record and ledger.total + costOf[i] > SUM_LIMIT then tooHeavy = true end
         elseif record then
           -- As on the short path (a tier that counts cost forgets in openLedger).
-          dropped = call('ZREMRANGEBYSCORE', key, '-inf', forgetOf[i])
+          dropped = call('ZREMRANGEBYSCORE', key, STAMPS_FROM, forgetOf[i])
           if dropped > 0 then tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', forgetOf[i]) end
         end
         heldOf[i] = dropped > 0 or count > 0
@@ -510,140 +579,157 @@ while a0 < rulesAt do
         newestOf[i] = newest
         if weighedWith > max or (gap > 0 and newest >= 0 and now - newest < gap) then passes = false end
       end
-      reply[r + 1], r = replayed and ALREADY_ADMITTED or passes and ALLOWED or BLOCKED, r + 1
-      if redisClock then reply[r + 1], r = now, r + 1 end
-      if actionId ~= '' then member = (passes and '+' or '-') .. actionId end
-
-      -- Step 5 per tier, and what steps 6 and 7 need of S'.
-      for i = 1, n do
-        local k, ro, count, newest, ledger = keyOf[i], ruleOf[i], countOf[i], newestOf[i], anyCostTier and ledgerOf[i]
-        local key, actions, max = KEYS[k + keys_key], KEYS[k + keys_actions], rules[ro + rule_max]
-        -- A tier that counts cost: its weights, W(S), the attempt's cost and the cutoff.
-        local weights, weight, cost, cutoff
-        if ledger then
-          weights, weight, cost, cutoff = KEYS[k + keys_weights], weightOf[i], costOf[i], cutoffOf[i]
+      if tooHeavy then
+        -- Recording would make a key's records weigh more than their sums count exactly (SUM_LIMIT): the decision
+        -- fails alone, keeping only what it forgot (the sums written back as forgetting left them).
+        reply[r + 1], r = TOO_HEAVY, r + 1
+        if redisClock then reply[r + 1], r = now, r + 1 end
+        for i = 1, n do
+          local ledger = anyCostTier and ledgerOf[i]
+          if ledger and ledger.existed then closeLedger(KEYS[keyOf[i] + keys_weights], ledger) end
         end
-        local readsNewest = rules[ro + rule_gap] > 0 or (max == 1 and not ledger)
-        if not record and not ledger then
-          -- A dry run: the (k-1)-th and k-th newest of S.
-          local nearlyFull, full, kMinus1thNewest, kthNewest = max > 1 and count >= max - 1, count >= max, -1, -1
-          if max == 1 then
-            kthNewest = newest
-          elseif nearlyFull then
-            local pair = call('ZRANGE', key, format('%d', -max), format('%d', 1 - max), 'WITHSCORES')
-            kMinus1thNewest, kthNewest = pair[#pair] + 0, pair[2] + 0
+      else
+        reply[r + 1], r = replayed and ALREADY_ADMITTED or passes and ALLOWED or BLOCKED, r + 1
+        if redisClock then reply[r + 1], r = now, r + 1 end
+        -- An action's record is named by its action id: '+' admitted, '-' blocked; a blocked attempt whose action id
+        -- is single-use is recorded as one without an action id (no retry will look for it, and the flood bound may
+        -- trim it).
+        if actionId ~= '' and (passes or member == '') then member = (passes and '+' or '-') .. actionId end
+
+        -- Step 5 per tier, and what steps 6 and 7 need of S'.
+        for i = 1, n do
+          local k, ro, count, newest, ledger = keyOf[i], ruleOf[i], countOf[i], newestOf[i], anyCostTier and ledgerOf[i]
+          local key, actions, max = KEYS[k + keys_key], KEYS[k + keys_actions], rules[ro + rule_max]
+          -- A tier that counts cost: its weights, W(S), the attempt's cost and the cutoff.
+          local weights, weight, cost, cutoff
+          if ledger then
+            weights, weight, cost, cutoff = KEYS[k + keys_weights], weightOf[i], costOf[i], cutoffOf[i]
           end
-          reply[r + 1], r = count, r + 1
-          if readsNewest then reply[r + 1], r = newest, r + 1 end
-          if nearlyFull then reply[r + 1], r = kMinus1thNewest, r + 1 end
-          if full then reply[r + 1], r = kthNewest, r + 1 end
-        elseif not record then
-          -- A dry run on a tier that counts cost: S' as the attempt would leave it, weighed.
-          local weightAfter, newestAfter, pending = weight, newest, nil
-          if passes or rules[ro + rule_countBlocked] then
-            now = now or nowText + 0
-            weightAfter, pending = weight + cost, cost
-            if now > newestAfter then newestAfter = now end
-          end
-          reply[r + 1], reply[r + 2], r = weight, weightAfter, r + 2
-          if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
-          if weightAfter > max - cost then
-            reply[r + 1], r = fitsAfterWeighed(key, weights, cutoff, weightAfter, max - cost, pending, now), r + 1
-          end
-        else
-          local countAfter, newestAfter = count, newest
-          -- On a tier that counts cost, what S' weighs, and what a wait walks: W(S') less what the flood bound
-          -- removed of it.
-          local weightAfter, walked = weight, nil
-          if not replayed and (passes or rules[ro + rule_countBlocked]) then
-            if actionId ~= '' then
-              -- The action is recorded once: its earlier blocked record is replaced (it counted if in the window).
-              local blocked = '-' .. actionId
-              local blockedAt = call('ZSCORE', key, blocked)
-              if blockedAt then
-                local inWindow = blockedAt + 0 > cutoffOf[i]:sub(2) + 0
-                if inWindow then countAfter = countAfter - 1 end
-                if weights then
-                  local blockedWeight = unweigh(weights, ledger, { blocked }, { blockedAt + 0 })[1]
-                  if inWindow then weightAfter = weightAfter - blockedWeight end
-                end
-                call('ZREM', key, blocked)
-              end
-              call('ZREM', actions, blocked)
-              -- An earlier admitted record of the action has left the window (or this would be a retry): it keeps
-              -- counting for the calls still in flight, without its action id (and with its weight).
-              local admittedAt = passes and call('ZSCORE', key, member)
-              if admittedAt then
-                local renamed = '=' .. admittedAt .. member
-                call('ZREM', key, member)
-                call('ZREM', actions, member)
-                call('ZADD', key, admittedAt, renamed)
-                if weights then
-                  local admittedWeight = call('HGET', weights, member)
-                  if admittedWeight then
-                    call('HDEL', weights, member)
-                    call('HSET', weights, renamed, admittedWeight)
-                    -- Without its action id the record is one of anon's.
-                    ledger.anon = ledger.anon + admittedWeight
-                  end
-                end
-              end
-              call('ZADD', actions, nowText, member)
+          local readsNewest = rules[ro + rule_gap] > 0 or (max == 1 and not ledger)
+          if not record and not ledger then
+            -- A dry run: the (k-1)-th and k-th newest of S.
+            local nearlyFull, full, kMinus1thNewest, kthNewest = max > 1 and count >= max - 1, count >= max, -1, -1
+            if max == 1 then
+              kthNewest = newest
+            elseif nearlyFull then
+              local pair = call('ZRANGE', key, format('%d', -max), format('%d', 1 - max), 'WITHSCORES')
+              kMinus1thNewest, kthNewest = pair[#pair] + 0, pair[2] + 0
             end
-            local added = call('ZADD', key, nowText, member)
-            countAfter = countAfter + added
-            if weights then
-              if added == 1 then
-                now = now or nowText + 0
-                -- The record's weight, in its ledger's sums too.
-                call('HSET', weights, member, format('%d', cost))
-                ledger.total = ledger.total + cost
-                if actionId == '' then ledger.anon = ledger.anon + cost end
-                if ledger.pastAt and now <= ledger.pastAt then ledger.past = ledger.past + cost end
-                weightAfter = weightAfter + cost
-              end
-              if not passes and weightAfter > max then
-                walked = weightAfter - weighedFloodBound(key, actions, weights, ledger, max, cutoff)
-              end
-            elseif countAfter > max then
-              -- The flood bound keeps the newest max records of the window, and more: |S'| stays at least max.
-              floodBound(key, actions, max, countAfter)
+            reply[r + 1], r = count, r + 1
+            if readsNewest then reply[r + 1], r = newest, r + 1 end
+            if nearlyFull then reply[r + 1], r = kMinus1thNewest, r + 1 end
+            if full then reply[r + 1], r = kthNewest, r + 1 end
+          elseif not record then
+            -- A dry run on a tier that counts cost: S' as the attempt would leave it, weighed.
+            local weightAfter, newestAfter, pending = weight, newest, nil
+            if passes or rules[ro + rule_countBlocked] then
+              now = now or nowText + 0
+              weightAfter, pending = weight + cost, cost
+              if now > newestAfter then newestAfter = now end
             end
-            if readsNewest then
-              if actionId ~= '' then
-                newestAfter = countAfter > 0 and scoreAt(key, '-1') or -1
-              else
-                now = now or nowText + 0
-                if now > newestAfter then newestAfter = now end
-              end
-            end
-            -- The companion outlives its key wherever the flood bound may read it (a rule that counts blocked
-            -- attempts, on a key that held records) or this decision wrote to it. The weights live as the key does.
-            local ttl, actionTtl = rules[ro + rule_ttl], (actionId ~= '' or rules[ro + rule_countBlocked] and heldOf[i]) and rules[ro + rule_actionTtl]
-            if (last and n == 1) or rules[ro + rule_interval] >= LONG_INTERVAL then
-              call('PEXPIRE', key, ttl)
-              if actionTtl then call('PEXPIRE', actions, actionTtl) end
-              if weights then call('PEXPIRE', weights, ttl) end
-            else
-              ttlAtEnd = ttlAtEnd or {}
-              ttlAtEnd[key] = ttl
-              if actionTtl then ttlAtEnd[actions] = actionTtl end
-              if weights then ttlAtEnd[weights] = ttl end
-            end
-          end
-          if weights then
-            -- The sums, once: on weights that exist, or that this attempt made.
-            if ledger.existed or weightAfter ~= weight then closeLedger(weights, ledger) end
             reply[r + 1], reply[r + 2], r = weight, weightAfter, r + 2
             if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
             if weightAfter > max - cost then
-              reply[r + 1], r = fitsAfterWeighed(key, weights, cutoff, walked or weightAfter, max - cost, nil, 0), r + 1
+              reply[r + 1], r = fitsAfterWeighed(key, weights, cutoff, weightAfter, max - cost, pending, now), r + 1
             end
           else
-            reply[r + 1], reply[r + 2], r = count, countAfter, r + 2
-            if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
-            if countAfter >= max then
-              reply[r + 1], r = max == 1 and newestAfter or scoreAt(key, format('%d', -max)), r + 1
+            local countAfter, newestAfter = count, newest
+            -- On a tier that counts cost, what S' weighs, and what a wait walks: W(S') less what the flood bound
+            -- removed of it.
+            local weightAfter, walked = weight, nil
+            if not replayed and (passes or rules[ro + rule_countBlocked]) then
+              if isAction(member) then
+                -- The action is recorded once: its earlier blocked record is replaced (it counted if in the window).
+                local blocked = '-' .. actionId
+                local blockedAt = call('ZSCORE', key, blocked)
+                if blockedAt then
+                  local inWindow = blockedAt + 0 > cutoffOf[i]:sub(2) + 0
+                  if inWindow then countAfter = countAfter - 1 end
+                  if weights then
+                    local blockedWeight = unweigh(weights, ledger, { blocked }, { blockedAt + 0 })[1]
+                    if inWindow then weightAfter = weightAfter - blockedWeight end
+                  end
+                  call('ZREM', key, blocked)
+                end
+                call('ZREM', actions, blocked)
+                -- An earlier admitted record of the action has left the window (or this would be a retry): it keeps
+                -- counting for the calls still in flight, without its action id (and with its weight).
+                local admittedAt = passes and call('ZSCORE', key, member)
+                if admittedAt then
+                  local renamed = '=' .. admittedAt .. member
+                  call('ZREM', key, member)
+                  call('ZREM', actions, member)
+                  call('ZADD', key, admittedAt, renamed)
+                  if weights then
+                    local admittedWeight = call('HGET', weights, member)
+                    if admittedWeight then
+                      call('HDEL', weights, member)
+                      call('HSET', weights, renamed, admittedWeight)
+                      -- Without its action id the record is one of anon's.
+                      ledger.anon = ledger.anon + admittedWeight
+                    end
+                  end
+                end
+                call('ZADD', actions, nowText, member)
+              end
+              -- The key's mark keeps the longest horizon of its writers.
+              if markedOf[i] < rules[ro + rule_ttl] + 0 then call('ZADD', key, rules[ro + rule_ttl], weights and MARK_OF_COST or MARK_OF_ACTIONS) end
+              local added = call('ZADD', key, nowText, member)
+              countAfter = countAfter + added
+              if weights then
+                if added == 1 then
+                  now = now or nowText + 0
+                  -- The record's weight, in its ledger's sums too.
+                  call('HSET', weights, member, format('%d', cost))
+                  ledger.total = ledger.total + cost
+                  if not isAction(member) then ledger.anon = ledger.anon + cost end
+                  if ledger.pastAt and now <= ledger.pastAt then ledger.past = ledger.past + cost end
+                  weightAfter = weightAfter + cost
+                end
+                if not passes and weightAfter > max then
+                  walked = weightAfter - weighedFloodBound(key, actions, weights, ledger, max, cutoff)
+                end
+              elseif countAfter > max then
+                -- The flood bound keeps the newest max records of the window, and more: |S'| stays at least max.
+                floodBound(key, actions, max, countAfter)
+              end
+              if readsNewest then
+                if actionId ~= '' then
+                  newestAfter = countAfter > 0 and scoreAt(key, '-1') or -1
+                else
+                  now = now or nowText + 0
+                  if now > newestAfter then newestAfter = now end
+                end
+              end
+              -- The companion outlives its key wherever the flood bound may read it (a rule that counts blocked
+              -- attempts, on a key that held records) or this decision wrote to it. The weights live as the key does.
+              local ttl = format('%d', horizonOf[i])
+              local actionTtl = (actionId ~= '' or rules[ro + rule_countBlocked] and heldOf[i]) and format('%d', horizonOf[i] + 1)
+              if (last and n == 1) or rules[ro + rule_interval] >= LONG_INTERVAL then
+                call('PEXPIRE', key, ttl)
+                if actionTtl then call('PEXPIRE', actions, actionTtl) end
+                if weights then call('PEXPIRE', weights, ttl) end
+              else
+                ttlAtEnd = ttlAtEnd or {}
+                ttlAtEnd[key] = ttl
+                if actionTtl then ttlAtEnd[actions] = actionTtl end
+                if weights then ttlAtEnd[weights] = ttl end
+              end
+            end
+            if weights then
+              -- The sums, once: on weights that exist, or that this attempt made.
+              if ledger.existed or weightAfter ~= weight then closeLedger(weights, ledger) end
+              reply[r + 1], reply[r + 2], r = weight, weightAfter, r + 2
+              if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
+              if weightAfter > max - cost then
+                reply[r + 1], r = fitsAfterWeighed(key, weights, cutoff, walked or weightAfter, max - cost, nil, 0), r + 1
+              end
+            else
+              reply[r + 1], reply[r + 2], r = count, countAfter, r + 2
+              if readsNewest then reply[r + 1], reply[r + 2], r = newest, newestAfter, r + 2 end
+              if countAfter >= max then
+                reply[r + 1], r = max == 1 and newestAfter or scoreAt(key, format('%d', -max)), r + 1
+              end
             end
           end
         end

@@ -21,8 +21,12 @@ export const SETTLE_SCRIPT = defineScript(
 --   then per tier, in the order of KEYS:
 --     interval   microseconds: the record must be stamped after now - interval
 --
--- Reply: in how many tiers the action was settled (0: none held it admitted in its window, and nothing changed).
+-- Reply: in how many tiers the action was settled (0: none held it admitted in its window, and nothing changed), or
+-- -1 when the settlement would make a tier's records weigh more than SETTLED_LIMIT (2^51: with what attempts may add,
+-- they stay below 2^52, where the decide script stops recording, far from 2^53, where sums stop counting by ones),
+-- and nothing changed.
 
+local SETTLED_LIMIT = 2251799813685248
 local member, cost, nowText = ARGV[1], ARGV[2] + 0, ARGV[3]
 local now
 if nowText == '' then
@@ -34,21 +38,27 @@ else
   now = nowText + 0
 end
 
-local settled = 0
+-- First what each tier would change (nothing is written unless every tier can take it), then the changes.
+local stampOf, changeOf, settled = {}, {}, 0
 for i = 1, #KEYS, 2 do
   local key, weights, interval = KEYS[i], KEYS[i + 1], ARGV[3 + (i + 1) / 2] + 0
   local stamp = redis.call('ZSCORE', key, member)
   if stamp and stamp + 0 > now - interval then
-    local before = tonumber(redis.call('HGET', weights, member)) or 0
-    if before ~= cost then
-      local change = string.format('%d', cost - before)
-      redis.call('HSET', weights, member, ARGV[2])
-      redis.call('HINCRBY', weights, 'total', change)
-      if redis.call('HEXISTS', weights, 'seal') == 1 then redis.call('HINCRBY', weights, 'seal', change) end
-      local pastAt = tonumber(redis.call('HGET', weights, 'pastAt'))
-      if pastAt and stamp + 0 <= pastAt then redis.call('HINCRBY', weights, 'past', change) end
-    end
+    local change = cost - (tonumber(redis.call('HGET', weights, member)) or 0)
+    if change > 0 and (tonumber(redis.call('HGET', weights, 'total')) or 0) + change > SETTLED_LIMIT then return -1 end
+    stampOf[i], changeOf[i] = stamp + 0, change
     settled = settled + 1
+  end
+end
+for i = 1, #KEYS, 2 do
+  local change, weights = changeOf[i], KEYS[i + 1]
+  if change and change ~= 0 then
+    local text = string.format('%d', change)
+    redis.call('HSET', weights, member, ARGV[2])
+    redis.call('HINCRBY', weights, 'total', text)
+    if redis.call('HEXISTS', weights, 'seal') == 1 then redis.call('HINCRBY', weights, 'seal', text) end
+    local pastAt = tonumber(redis.call('HGET', weights, 'pastAt'))
+    if pastAt and stampOf[i] <= pastAt then redis.call('HINCRBY', weights, 'past', text) end
   end
 end
 return settled

@@ -1,3 +1,4 @@
+import { MAX_SETTLED_WEIGHT, settlementTooHeavy } from '../../core/bounds.js';
 import { localMicroseconds } from '../../core/clock.js';
 import { admittedMember, blockedMember } from '../../core/identity.js';
 import {
@@ -51,7 +52,7 @@ export class MemoryStore implements Store {
     return this.#entries.size;
   }
 
-  async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string, cost = 1): Promise<StoreDecision> {
+  async attempt(tiers: readonly Tier[], now: number | undefined, actionId?: string, cost = 1, singleUse = false): Promise<StoreDecision> {
     const at = requireTime(now);
     const wallUs = localMicroseconds();
     const stores = tiers.map(memoryStoreOf);
@@ -77,7 +78,9 @@ export class MemoryStore implements Store {
       entries.map((entry, i) => windowSample(entry, rules[i] as WindowRule, at, cost)),
       cost,
     );
-    const member = actionId === undefined ? undefined : decision.allowed ? admittedMember(actionId) : blockedMember(actionId);
+    // A blocked attempt with a single-use action id is recorded as one without an action id: nothing will retry it.
+    const recordedId = decision.allowed || !singleUse ? actionId : undefined;
+    const member = recordedId === undefined ? undefined : decision.allowed ? admittedMember(recordedId) : blockedMember(recordedId);
     return {
       now: at,
       alreadyAdmitted: false,
@@ -85,7 +88,7 @@ export class MemoryStore implements Store {
         const tier = tiers[i] as Tier;
         if (!tierDecision.recorded) return tierDecision;
         // The model's S' holds, but where this action's earlier blocked record was replaced: the model cannot know it was there.
-        const replaced = (stores[i] as MemoryStore).#record(tier, at, member, actionId, weightOn(tier.rule, cost), wallUs);
+        const replaced = (stores[i] as MemoryStore).#record(tier, at, member, recordedId, weightOn(tier.rule, cost), wallUs);
         return replaced === undefined ? tierDecision : { verdict: tierDecision.verdict, after: replaced };
       }),
     };
@@ -111,15 +114,18 @@ export class MemoryStore implements Store {
     const at = requireTime(now);
     const wallUs = localMicroseconds();
     const member = admittedMember(actionId);
-    let settled = false;
+    // First what each tier would change (nothing changes unless every tier can take it), then the changes.
+    const changes: { weights: number[]; index: number }[] = [];
     for (const tier of tiers) {
       const entry = memoryStoreOf(tier).#live(tier.key, wallUs);
       const index = entry?.members?.indexOf(member) ?? -1;
       if (entry?.weights === undefined || index < 0 || (entry.timestamps[index] as number) <= at - tier.rule.intervalUs) continue;
-      entry.weights[index] = cost;
-      settled = true;
+      const total = entry.weights.reduce((sum, weight) => sum + weight, 0);
+      if (total - (entry.weights[index] as number) + cost > MAX_SETTLED_WEIGHT) throw settlementTooHeavy([tier.key], actionId, cost);
+      changes.push({ weights: entry.weights, index });
     }
-    return settled;
+    for (const { weights, index } of changes) weights[index] = cost;
+    return changes.length > 0;
   }
 
   async clear(keys: readonly string[]): Promise<void> {

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import type { Child } from '../../support/child-process.js';
+import { RECORDS_FROM } from '../../support/redis-keys.js';
 
 /** The servers' rule: 3 per 4 s. */
 export const WINDOW_MS = 4_000;
@@ -75,6 +76,6 @@ export async function stopServers(servers: readonly ServerProcess<unknown>[]): P
 /** The admission times (ms after T0) the store holds under `key`, read from Redis. */
 export async function admissionsUnder(reader: Redis | undefined, key: string): Promise<number[]> {
   if (reader === undefined) throw new Error('no Redis');
-  const flat = await reader.zrange(key, 0, -1, 'WITHSCORES');
+  const flat = await reader.zrangebyscore(key, RECORDS_FROM, '+inf', 'WITHSCORES');
   return flat.filter((_, i) => i % 2 === 1).map((score) => (Number(score) - T0) / 1000);
 }

@@ -26,9 +26,10 @@ import { ScriptStore } from '../../../src/redis/script-store.js';
 import { StoreError } from '../../../src/errors/store-error.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
+import { RECORDS_FROM } from '../../support/redis-keys.js';
 
 /** The SHA1 of the decide script: a change to its text is a change to this line. */
-const DECIDE_SCRIPT_SHA1 = 'c79f9c9cc061977746332873915478f94c856153';
+const DECIDE_SCRIPT_SHA1 = '70e68637daeedb51e2316f1af4b1832b4dbe5990';
 
 describe('the decide script call layout', () => {
   const connection = useIORedisClient();
@@ -117,7 +118,7 @@ describe('the decide script call layout', () => {
     expect(keys).to.have.length(3 * (KEY_FIELDS.length - 1));
     expect(args).to.have.length(1 + 3 * (HEADER_FIELDS.length + TIER_FIELDS.length - 1) + RULE_FIELDS.length);
     expect(args[0], 'rules in the call').to.equal(1);
-    expect(args.slice(-RULE_FIELDS.length)).to.deep.equal([60_000_000, 10, 0, '0', 60_000, 60_001, '0']);
+    expect(args.slice(-RULE_FIELDS.length)).to.deep.equal([60_000_000, 10, 0, '0', 60_000, '0']);
   });
 
   it('carries every field of the header, the tiers and the reply to the slot the other side reads, through real Redis', async () => {
@@ -145,7 +146,8 @@ describe('the decide script call layout', () => {
       const { keys, args } = encodeCall(decisions);
       return (await client.eval(DECIDE_SCRIPT.lua, keys.length, ...keys, ...args)) as number[];
     };
-    const held = async (key: string): Promise<string[]> => client.zrange(key, 0, -1, 'WITHSCORES');
+    // The records of a key, without its horizon mark (below every stamp).
+    const held = async (key: string): Promise<string[]> => client.zrangebyscore(key, RECORDS_FROM, '+inf', 'WITHSCORES');
     const expectTtl = async (key: string, intervalUs: number): Promise<void> => {
       const ttl = await client.pttl(key);
       expect(ttl, `${key}'s TTL`).to.be.within(Math.ceil(intervalUs / 1000) - 2000, Math.ceil(intervalUs / 1000));
@@ -166,6 +168,9 @@ describe('the decide script call layout', () => {
     await expectTtl(a.key, a.rule.intervalUs);
     await expectTtl(b.key, b.rule.intervalUs);
     await expectTtl(c.key, c.rule.intervalUs);
+    // Each key's mark holds its horizon: its rule's ttl, in milliseconds.
+    expect(await client.zscore(a.key, '#count')).to.equal(String(Math.ceil(a.rule.intervalUs / 1000)));
+    expect(await client.zscore(c.key, '#count')).to.equal(String(Math.ceil(c.rule.intervalUs / 1000)));
     expect(await client.exists(`${a.key}:a`), 'no action id, no companion').to.equal(0);
 
     // Inside a's gap: blocked, recorded '-job-7' where blocked attempts count (a), nothing where they do not (b).

@@ -3,7 +3,9 @@
 // holds at most maxInInterval members from attempts without an action id,
 // plus the admitted actions still in the window (at most maxInInterval),
 // plus each blocked action until maxInInterval newer attempts without an
-// action id arrive. Its companion set holds a copy of the action records.
+// action id arrive (a blocked attempt whose action id is single-use, as the
+// HTTP middleware's are, is one without). Its companion set holds a copy of
+// the action records; the key also holds its horizon mark, not counted here.
 
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
@@ -13,6 +15,7 @@ import { RollingRateLimiter, type RollingRateLimiterOptions } from '../../../src
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { useIORedisClient } from '../../support/ioredis-client.js';
+import { recordCount } from '../../support/redis-keys.js';
 import { TestClock } from '../../support/test-clock.js';
 
 const MAX = 5;
@@ -27,7 +30,7 @@ describe('members per key under a flood (the README bound)', () => {
 
   const members = async (limiter: RollingRateLimiter, id: string): Promise<{ key: number; actions: number }> => {
     const key = new KeyBuilder(limiter.namespace).keyFor(id);
-    return { key: await client.zcard(key), actions: await client.zcard(actionRecordsKey(key)) };
+    return { key: await recordCount(client, key), actions: await client.zcard(actionRecordsKey(key)) };
   };
 
   for (const mode of ['the script', 'batch: true', 'useScript: false'] as const) {
@@ -82,6 +85,25 @@ describe('members per key under a flood (the README bound)', () => {
         await limiter.limit('hot');
       }
       expect(await members(limiter, 'hot')).to.deep.equal({ key: MAX, actions: 0 });
+    });
+  }
+
+  for (const batch of [false, true]) {
+    it(`keeps a flood of blocked attempts with single-use action ids to maxInInterval records, as without ids (batch: ${batch})`, async () => {
+      const clock = new TestClock();
+      const limiter = new RollingRateLimiter({ client, namespace: namespaces.next(), interval: 60_000, maxInInterval: MAX, clock: clock.read, batch });
+      for (let i = 0; i < MAX; i += 1) {
+        clock.advanceUs(7);
+        expect(await limiter.limit('hot', { actionId: `request-${i}`, singleUse: true })).to.equal(false);
+      }
+      for (let i = 0; i < 2_000; i += 1) {
+        clock.advanceUs(7);
+        expect(await limiter.limit('hot', { actionId: `request-${MAX + i}`, singleUse: true })).to.equal(true);
+      }
+      // 0.4.3 had no single-use ids: the HTTP middleware's flood kept all 2,000 blocked actions.
+      expect(await members(limiter, 'hot')).to.deep.equal({ key: 2 * MAX, actions: MAX });
+      // The admitted ones keep their ids: undo finds them.
+      expect(await limiter.undo('hot', 'request-0')).to.equal(true);
     });
   }
 
@@ -141,6 +163,9 @@ describe('members per key under a flood (the README bound)', () => {
     for (let i = 0; i < 300; i += 1) await store.attempt([tier], (now += 7), `blocked-${i}`);
     expect(await count()).to.equal(2 * MAX + 300 + 1);
     for (let i = 0; i < MAX; i += 1) await store.attempt([tier], (now += 7));
+    expect(await count()).to.equal(2 * MAX + 1);
+    // Single-use action ids: a blocked one is recorded as without an id, and the bound holds at once.
+    for (let i = 0; i < 300; i += 1) await store.attempt([tier], (now += 7), `request-${i}`, 1, true);
     expect(await count()).to.equal(2 * MAX + 1);
   });
 });

@@ -28,7 +28,7 @@ describe('the decide script: the short path decides as the general path', () => 
 
   /** The decide script with its short path switched off: the general path decides every decision. */
   const SHORT_PATH =
-    "if n == 1 and member ~= '' and nowText ~= '' and rules[o + rule_gap] == 0 and max > 1 and not (anyCostTier and rules[o + rule_countsCost]) then";
+    "if n == 1 and member ~= '' and actionId == '' and nowText ~= '' and rules[o + rule_gap] == 0 and max > 1 and not (anyCostTier and rules[o + rule_countsCost]) then";
   const generalOnly = DECIDE_SCRIPT.lua.replace(SHORT_PATH, 'if false then');
 
   it("is taken only by one tier, an attempt without an action id on the caller's clock, with no gap and a max above 1", () => {
@@ -46,6 +46,7 @@ describe('the decide script: the short path decides as the general path', () => 
     expect(takesShortPath(attempt)).to.equal(true);
     expect(takesShortPath({ ...attempt, dryRun: true }), 'a dry run').to.equal(false);
     expect(takesShortPath({ ...attempt, actionId: 'a' }), 'an action id').to.equal(false);
+    expect(takesShortPath({ ...attempt, actionId: 'a', singleUse: true }), 'a single-use action id').to.equal(false);
     expect(takesShortPath({ ...attempt, now: undefined }), "Redis's clock").to.equal(false);
     expect(takesShortPath({ ...attempt, tiers: [tier(rule(0, 2)), tier(rule(0, 3))] }), 'two tiers').to.equal(false);
     expect(takesShortPath({ ...attempt, tiers: [tier(rule(1, 2))] }), 'a gap rule').to.equal(false);
