@@ -121,9 +121,14 @@ export function createDecider<Req>(options: DeciderOptions<Req>): (req: Req) => 
       );
     }
     const givenActionId = await actionIdOption?.(req);
-    const actionId = givenActionId === undefined || givenActionId === null || givenActionId === '' ? (weighs ? nextMember() : undefined) : givenActionId;
+    // An id the middleware makes is this request's alone: single-use, so that a flood of blocked requests on a budget
+    // keeps no more records than one without ids (the flood bound).
+    const made = givenActionId === undefined || givenActionId === null || givenActionId === '';
+    const actionId = made ? (weighs ? nextMember() : undefined) : givenActionId;
     const attempt: AttemptOptions | undefined =
-      actionId === undefined && cost === undefined ? undefined : { ...(actionId === undefined ? {} : { actionId }), ...(cost === undefined ? {} : { cost }) };
+      actionId === undefined && cost === undefined
+        ? undefined
+        : { ...(actionId === undefined ? {} : made ? { actionId, singleUse: true } : { actionId }), ...(cost === undefined ? {} : { cost }) };
     let decision: InfoOf<HttpRateLimiter>;
     try {
       decision = await limiter.limitWithInfo(id, attempt);
