@@ -22,7 +22,7 @@ import { Redis } from 'ioredis';
 import { createClient } from 'redis5';
 import type { WindowRule } from '../src/core/decision-model.js';
 import type { Tier } from '../src/core/store.js';
-import { recordWeightsKey } from '../src/core/identity.js';
+import { actionRecordsKey, recordWeightsKey } from '../src/core/identity.js';
 import { encodeCall } from '../src/redis/decide/decide-codec.js';
 import { DECIDE_SCRIPT } from '../src/redis/decide/decide-script.js';
 import { SLIDING_LOG_LUA, slidingLogCall } from './floors.js';
@@ -264,6 +264,11 @@ export interface WaitCase {
    * every record stays in the window.
    */
   readonly spacing?: number;
+  /**
+   * The records in the window are admitted actions' (`+r<i>`, copied in the key's companion), and each attempt
+   * carries a single-use action id of its own, as a request through the HTTP middleware does.
+   */
+  readonly actions?: boolean;
 }
 
 const n = (value: number): string => value.toLocaleString('en-US');
@@ -340,6 +345,16 @@ export const WAIT_CASES = {
     verdict: 'blocked',
     attempts: 4_000,
   },
+  'flood-single-use': {
+    ...ofTokens,
+    label:
+      'cost tier, 200k, countBlocked true: 200 admitted actions of 1,000, hammered with requests of 1,000, each with a single-use action id (the HTTP middleware), every one blocked and recorded',
+    versus: 'flood-200k',
+    countBlocked: true,
+    verdict: 'blocked',
+    attempts: 4_000,
+    actions: true,
+  },
   'flood-20000': {
     ...full(20_000, true, 400),
     label: 'cost tier, max 20,000, countBlocked true, hammered with attempts of 1: 20,000 records of 1, each attempt trims the oldest (walks 1)',
@@ -401,21 +416,36 @@ export async function measureWait(id: WaitCaseId, meter: CostMeter, dir?: string
     const spacing = c.spacing ?? 1;
     const written = [
       ...Array.from({ length: c.kept }, (_, i) => ({ stamp: base + i, member: `k${i}`, weight: 1 })),
-      ...Array.from({ length: c.records }, (_, i) => ({ stamp: base + 1_500_000 + i * spacing, member: `r${i}`, weight: c.weight })),
+      ...Array.from({ length: c.records }, (_, i) => ({
+        stamp: base + 1_500_000 + i * spacing,
+        member: `${c.actions === true ? '+' : ''}r${i}`,
+        weight: c.weight,
+      })),
     ];
     // Their running sums first, where the decide script's first write of a key puts them (a small hash is a listpack,
     // read from its start): every record here is without an action id, and the kept ones are at or before the latest
     // cutoff weighed (each is read once, as the cutoff passes it).
     const total = written.reduce((sum, { weight }) => sum + weight, 0);
-    if (c.countsCost) await redis.hset(weights, 'total', total, 'anon', total, 'past', c.kept, 'pastAt', base + Math.max(0, c.kept - 1));
+    const anon = c.actions === true ? total - c.records * c.weight : total;
+    if (c.countsCost) await redis.hset(weights, 'total', total, 'anon', anon, 'past', c.kept, 'pastAt', base + Math.max(0, c.kept - 1), 'seal', total);
     for (let i = 0; i < written.length; i += 1_000) {
       const chunk = written.slice(i, i + 1_000);
       await redis.zadd(key, ...chunk.flatMap(({ stamp, member }) => [stamp, member]));
       if (c.countsCost) await redis.hset(weights, ...chunk.flatMap(({ member, weight }) => [member, weight]));
+      const actions = chunk.filter(({ member }) => member.startsWith('+'));
+      if (actions.length > 0) await redis.zadd(actionRecordsKey(key), ...actions.flatMap(({ stamp, member }) => [stamp, member]));
     }
     const start = base + rule.intervalUs + (c.spacing === undefined ? 1_000_000 : 1_500_000);
     const calls = Array.from({ length: attempts }, (_, j) =>
-      encodeCall([{ tiers: [{ key, rule } as unknown as Tier], now: start + j * spacing, dryRun: false, ...(c.countsCost ? { cost: c.cost } : {}) }]),
+      encodeCall([
+        {
+          tiers: [{ key, rule } as unknown as Tier],
+          now: start + j * spacing,
+          dryRun: false,
+          ...(c.countsCost ? { cost: c.cost } : {}),
+          ...(c.actions === true ? { actionId: `q${j}`, singleUse: true } : {}),
+        },
+      ]),
     );
     const send = ({ keys, args }: Call): Promise<unknown> => redis.evalsha(sha1, keys.length, ...keys, ...args);
     const [verdict] = (await send(calls[0]!)) as number[];

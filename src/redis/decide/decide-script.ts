@@ -325,8 +325,10 @@ if anyCostTier then
   -- an action id at which those records, from the newest, weigh max; the records without an action id older than it
   -- go, and the blocked actions at or before its stamp. Those records are never undone or settled, so every window
   -- that held what went holds them too, and blocks. Found from the oldest with anon: a record goes while the rest of
-  -- them still weigh max, so a run reads what it removes, the floor, and the actions older than the floor. Returns
-  -- the weight it removed from the window after the cutoff (a wait then walks what is left: the same stamp).
+  -- them still weigh max, so a run reads what it removes, the floor, and the actions older than the floor (whose
+  -- weights it does not read: a flood of blocked requests leaves the admitted ones at the oldest ranks, bench case
+  -- 'flood-single-use'). Returns the weight it removed from the window after the cutoff (a wait then walks what is
+  -- left: the same stamp).
   weighedFloodBound = function(key, actions, weights, ledger, max, cutoff)
     local anon = ledger.anon
     if anon <= max then return 0 end
@@ -334,20 +336,21 @@ if anyCostTier then
     while floor == nil do
       local chunk = call('ZRANGE', key, format('%d', rank), format('%d', rank + size - 1), 'WITHSCORES')
       if #chunk == 0 then break end
-      local members = {}
-      for j = 1, #chunk, 2 do members[#members + 1] = chunk[j] end
-      local values = weightsOf(weights, members)
-      for j = 1, #members do
-        if not isAction(members[j]) and string.byte(members[j]) ~= 35 then -- nor the mark, '#'
-          if anon - values[j] < max then
-            floor = chunk[2 * j]
-            break
-          end
-          anon = anon - values[j]
-          doomed[#doomed + 1], stamps[#stamps + 1] = members[j], chunk[2 * j] + 0
-        end
+      -- The records without an action id in the chunk (nor the mark, '#'), and their stamps and weights.
+      local members, at = {}, {}
+      for j = 1, #chunk, 2 do
+        if not isAction(chunk[j]) and string.byte(chunk[j]) ~= 35 then members[#members + 1], at[#at + 1] = chunk[j], chunk[j + 1] end
       end
-      rank, size = rank + #members, math.min(2 * size, 64)
+      local values = #members > 0 and weightsOf(weights, members) or members
+      for j = 1, #members do
+        if anon - values[j] < max then
+          floor = at[j]
+          break
+        end
+        anon = anon - values[j]
+        doomed[#doomed + 1], stamps[#stamps + 1] = members[j], at[j] + 0
+      end
+      rank, size = rank + #chunk / 2, math.min(2 * size, 64)
     end
     -- No floor: anon disagrees with the records (it never should); keeping everything is always safe.
     if floor == nil then return 0 end
