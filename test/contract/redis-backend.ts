@@ -11,7 +11,7 @@ import { Cluster, Redis } from 'ioredis';
 import { RateLimiterStack, RollingRateLimiter, type RedisClient } from '../../src/index.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
 import { useRedisCluster, useValkeyCluster } from '../support/redis-cluster.js';
-import { keyOf } from '../support/redis-keys.js';
+import { keyOf, RECORDS_FROM } from '../support/redis-keys.js';
 import { useRedis, useValkey } from '../support/redis-server.js';
 import { describeCostContract } from './cost-contract.js';
 import { describeLimiterContract, type LimiterFactory } from './limiter-contract.js';
@@ -80,7 +80,7 @@ export function describeRedisBackend(backend: RedisBackend, volume: BackendVolum
     const memberCount = async (namespace: string, id: string): Promise<number> => {
       if (target === undefined) throw new Error('not connected');
       inspector ??= backend.topology === 'cluster' ? new Cluster(target.rootNodes.map((node) => ({ ...node }))) : new Redis(target.url);
-      return inspector.zcard(keyOf(namespace, id));
+      return inspector.zcount(keyOf(namespace, id), RECORDS_FROM, '+inf');
     };
 
     const client = (): RedisClient => {

@@ -19,6 +19,7 @@ import { Redis } from 'ioredis';
 import { KeyBuilder } from '../../src/core/identity.js';
 import type { HammerReply, HammerRequest, HammerRound, HammerTier } from '../support/hammer-worker.js';
 import { uniqueNamespaces } from '../support/namespaces.js';
+import { RECORDS_FROM } from '../support/redis-keys.js';
 import { useRedis, type UsedRedis } from '../support/redis-server.js';
 
 const WORKER_PATH = fileURLToPath(new URL('../support/hammer-worker.ts', import.meta.url));
@@ -220,8 +221,8 @@ describe('many processes hammering one id on real Redis', function () {
       const b = namespaces.next('tier-b');
       const limiterConfig = [tier(a, 60_000, 20, false), tier(b, LONG_INTERVAL_MS, 50, tierBCountsBlocked)];
       const admitted = await hammer(workers, { limiterConfig, clock: 'local', attempts: ATTEMPTS_PER_WORKER, batch });
-      const zcardA = (await client?.zcard(keyOf(a, ID))) ?? -1;
-      const zcardB = (await client?.zcard(keyOf(b, ID))) ?? -1;
+      const zcardA = (await client?.zcount(keyOf(a, ID), RECORDS_FROM, '+inf')) ?? -1;
+      const zcardB = (await client?.zcount(keyOf(b, ID), RECORDS_FROM, '+inf')) ?? -1;
       results.push({ admitted, zcardA, zcardB });
       await forget(a, b);
     }

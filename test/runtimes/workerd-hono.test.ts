@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import type { Miniflare } from 'miniflare';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import { keyOf } from '../support/redis-keys.js';
+import { keyOf, RECORDS_FROM } from '../support/redis-keys.js';
 import { startUpstashRestEndpoint, type UpstashRestEndpoint } from '../support/upstash-rest-endpoint.js';
 import { useRedis, type UsedRedis } from '../support/redis-server.js';
 import { bundleForWeb } from './web/bundle.js';
@@ -64,7 +64,7 @@ describe(`rolling-window-limiter/hono in a Worker inside workerd (miniflare ${ve
     for (const ip of ['2001:db8:0:1::1', '2001:db8:0:1::ff', '2001:db8:0:1:ffff::1', '2001:db8:0:1::2']) v6.push((await from(ip)).status);
     expect(v6, 'one /56').to.deep.equal([200, 200, 200, 429]);
     expect((await from('198.51.100.1')).status, 'another client').to.equal(200);
-    expect(await reader!.zcard(keyOf(namespace, '203.0.113.7')), 'admitted requests only (countBlocked: false)').to.equal(3);
-    expect(await reader!.zcard(keyOf(namespace, '2001:db8::/56'))).to.equal(3);
+    expect(await reader!.zcount(keyOf(namespace, '203.0.113.7'), RECORDS_FROM, '+inf'), 'admitted requests only (countBlocked: false)').to.equal(3);
+    expect(await reader!.zcount(keyOf(namespace, '2001:db8::/56'), RECORDS_FROM, '+inf')).to.equal(3);
   });
 });

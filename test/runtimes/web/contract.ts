@@ -13,7 +13,7 @@ import { describeActionIdContract } from '../../contract/action-ids-contract.js'
 import { describeCostContract } from '../../contract/cost-contract.js';
 import { describeLimiterContract, type LimiterFactory } from '../../contract/limiter-contract.js';
 import { describeStackContract } from '../../contract/stack-contract.js';
-import { keyOf } from '../../support/redis-keys.js';
+import { keyOf, RECORDS_FROM } from '../../support/redis-keys.js';
 import { countBddTests, runBdd, type BddResult } from './bdd.js';
 
 /** What to run: the store, and for @upstash/redis where its endpoint is. */
@@ -51,7 +51,7 @@ function describeMemory(modelSchedules: number): void {
 /** Registers the contract on @upstash/redis, with `batch: false` and `batch: true`. */
 function describeUpstash(client: UpstashRedis, modelSchedules: number): void {
   const namespaces = uniqueNamespaces('web-upstash');
-  const memberCount = (namespace: string, id: string): Promise<number> => client.zcard(keyOf(namespace, id));
+  const memberCount = (namespace: string, id: string): Promise<number> => client.zcount(keyOf(namespace, id), RECORDS_FROM, '+inf');
   for (const batch of [false, true]) {
     const name = `@upstash/redis over fetch${batch ? ', batch: true' : ''}`;
     const factory = (): LimiterFactory => (options) => new RollingRateLimiter({ ...options, client, namespace: namespaces.next(options.namespace), batch });
