@@ -66,9 +66,8 @@ export const DECIDE_SCRIPT = defineScript(
 -- S is every record stamped after the cutoff, those stamped after now included: a call may reach Redis late, or
 -- after a call stamped later, and the records around it share windows with it. Records stay until now less the
 -- key's horizon, and keys live as long, so that a call in flight for up to any writer's inFlight still finds them,
--- whichever clock and timeout each writer has. On a tier that counts
--- cost, W(S) comes from the weights' running sums, reading only the records between the cutoff and the latest cutoff
--- weighed before it.
+-- whichever clock and timeout each writer has. On a tier that counts cost, W(S) comes from the weights' running
+-- sums, reading only the records between the cutoff and the latest cutoff weighed before it.
 --
 -- Numbers go to redis.call as text: Redis would print a Lua number with '%.17g', and Lua's own conversion keeps
 -- 14 digits where a stamp has 16. A score read back becomes a number with + 0.
