@@ -96,13 +96,15 @@ local function removeAll(command, from, members)
   for j = 1, #members, 500 do call(command, from, unpack(members, j, math.min(j + 499, #members))) end
 end
 
--- The key's horizon mark (rank 0, below every stamp): its member and its horizon in milliseconds, or nil and 0
--- where it has none; false when the key holds another type.
-local function markOf(key)
-  local first = tryCall('ZRANGE', key, '0', '0', 'WITHSCORES')
-  if first.err then return false, 0 end
-  if first[1] and string.byte(first[1]) == 35 then return first[1], first[2] + 0 end -- '#'
-  return nil, 0
+-- The horizon a key's mark holds, in milliseconds, for a tier whose mark is mark (0 where the key has none yet);
+-- false when the key holds another type, nil when it holds the other kind's mark, otherMark. The other mark is
+-- looked for only on a key without this one (a new key, most often).
+local function markedHorizon(key, mark, otherMark)
+  local ttl = tryCall('ZSCORE', key, mark)
+  if type(ttl) == 'table' then return false end
+  if ttl then return ttl + 0 end
+  if call('ZSCORE', key, otherMark) then return nil end
+  return 0
 end
 
 -- Whether a member is an action's record: '+' (admitted) or '-' (blocked). Any other ('=' and the members of
@@ -228,18 +230,16 @@ if anyCostTier then
     return nil
   end
 
-  -- Whether a cost tier's sums as read (HMGET of the four and seal) can be trusted: none on a key without records
-  -- and weights, or all of them whole numbers that agree with each other (seal equal to total, anon and past at most
-  -- total, pastAt not after the stamp now), and one weight for each record of the key (records less its mark). A
-  -- hash lost (deleted, evicted, expired apart from its key), or written by another hand, fails one of these.
-  trusted = function(key, weights, sums, now, marked)
-    local records, fields = call('ZCARD', key) - (marked and 1 or 0), call('HLEN', weights)
-    if not (sums[1] or sums[2] or sums[3] or sums[4] or sums[5]) then return records == 0 and fields == 0 end
+  -- Whether a cost tier's sums as read (HMGET of the four and seal) can be trusted: none on a key that holds no
+  -- records (but its mark, where marked), or all of them whole numbers that agree with each other (seal equal to
+  -- total, anon and past at most total, pastAt no later than now plus the key's horizon, in microseconds: a call
+  -- in flight may be stamped before a cutoff already weighed, never by more). A hash lost (deleted, evicted, expired
+  -- apart from its key) beside records, or written by another hand, fails one of these.
+  trusted = function(sums, now, horizonUs, key, marked)
+    if not (sums[1] or sums[2] or sums[3] or sums[4] or sums[5]) then return call('ZCARD', key) == (marked and 1 or 0) end
     local total, anon, past = sumOf(sums[1]), sumOf(sums[2]), sumOf(sums[3])
-    local pastAt = sums[4] and tonumber(sums[4])
     if not (total and anon and past and sums[5] == sums[1] and anon <= total and past <= total) then return false end
-    if sums[4] and not (pastAt and pastAt <= now) then return false end
-    return fields - (sums[4] and 5 or 4) == records
+    return not sums[4] or (tonumber(sums[4]) or math.huge) <= now + horizonUs
   end
 
   -- Counts a cost tier's sums again from its records (pastAt at the cutoff, given as text), as trusted would find
@@ -434,14 +434,14 @@ while a0 < rulesAt do
     local last = t0 + tier_width - 1 >= rulesAt -- the call's last decision: nothing after it uses its keys
     local key, actions, countBlocked = KEYS[k0 + keys_key], KEYS[k0 + keys_actions], rules[o + rule_countBlocked]
     -- The key's mark, which tells its type too, and its horizon: the longest of its writers' and this one's.
-    local marked, markedTtl = markOf(key)
+    local markedTtl = markedHorizon(key, MARK_OF_ACTIONS, MARK_OF_COST)
     local ttl = rules[o + rule_ttl]
-    local horizon = math.max(markedTtl, ttl + 0)
-    if marked == false then
+    if markedTtl == false then
       reply[r + 1], r = WRONG_TYPE, r + 1
-    elseif marked and marked ~= MARK_OF_ACTIONS then
+    elseif markedTtl == nil then
       reply[r + 1], r = OTHER_KIND, r + 1
     else
+      local horizon = math.max(markedTtl, ttl + 0)
       -- |S|: the records stamped after the cutoff, those stamped after now included (they arrived first).
       local count = call('ZCOUNT', key, ARGV[t0 + tier_cutoff], '+inf')
       -- Step 1: forget the records stamped at or before now less the horizon, from the companion too, so that it
@@ -509,15 +509,15 @@ while a0 < rulesAt do
       local weighed = anyCostTier and rules[ro + rule_countsCost]
       if not failed then
         local key, weights, ttl = KEYS[k + keys_key], KEYS[k + keys_weights], rules[ro + rule_ttl]
-        local marked, markedTtl = markOf(key)
+        local markedTtl = markedHorizon(key, weighed and MARK_OF_COST or MARK_OF_ACTIONS, weighed and MARK_OF_ACTIONS or MARK_OF_COST)
         -- On Redis's clock the call is stamped as it runs; either way it keeps what a call in flight may count, for
         -- the key's horizon.
         local cutoff = redisClock and '(' .. format('%d', now - rules[ro + rule_interval]) or ARGV[t + tier_cutoff]
-        local horizon = math.max(markedTtl, ttl + 0)
+        local horizon = math.max(markedTtl or 0, ttl + 0)
         local count, sums
-        if marked == false or (actionId ~= '' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number') then
+        if markedTtl == false or (actionId ~= '' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number') then
           failed = WRONG_TYPE
-        elseif marked and marked ~= (weighed and MARK_OF_COST or MARK_OF_ACTIONS) then
+        elseif markedTtl == nil then
           failed = OTHER_KIND
         else
           count = call('ZCOUNT', key, cutoff, '+inf')
@@ -525,7 +525,7 @@ while a0 < rulesAt do
           sums = weighed and tryCall('HMGET', weights, 'total', 'anon', 'past', 'pastAt', 'seal')
           if weighed and sums.err then
             failed = WRONG_TYPE
-          elseif weighed and not trusted(key, weights, sums, now, marked) then
+          elseif weighed and not trusted(sums, now, 1000 * horizon, key, markedTtl > 0) then
             sums = recount(key, weights, rules[ro + rule_max], cutoff:sub(2), record, format('%d', horizon))
           end
         end
