@@ -28,6 +28,19 @@ export interface WindowRule {
 }
 
 /**
+ * The least time in flight a limiter keeps records for, whatever its `timeout` (the default `timeout`, 2 s): limiters
+ * on one namespace with timeouts up to it keep records for one horizon, so that a writer with a shorter timeout never
+ * lets a key expire, or forgets records, that another's call still in flight must count (docs/semantics.md, "Bounds
+ * and shared namespaces"). A key's mark carries longer horizons to its other writers.
+ */
+export const LEAST_IN_FLIGHT_MS = 2_000;
+
+/** The time in flight a limiter with `timeoutMs` keeps records for, in microseconds: its timeout, at least {@link LEAST_IN_FLIGHT_MS}. */
+export function inFlightUsOf(timeoutMs: number): number {
+  return Math.max(timeoutMs, LEAST_IN_FLIGHT_MS) * 1_000;
+}
+
+/**
  * How long a record is kept after its stamp, and a key lives after its last write: the window and the time a call
  * stamped inside it may still be in flight.
  */

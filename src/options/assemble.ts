@@ -5,6 +5,7 @@
 
 import { localMicroseconds, millisecondsToMicroseconds, type MicrosecondClock } from '../core/clock.js';
 import { publishCircuit } from '../core/diagnostics.js';
+import { inFlightUsOf } from '../core/decision-model.js';
 import { KeyBuilder } from '../core/identity.js';
 import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import type { Store } from '../core/store.js';
@@ -82,8 +83,9 @@ export function assembleLimiter(options: NormalizedOptions): TieredCore<RateLimi
       countsCost,
       minDifferenceUs: millisecondsToMicroseconds(minDifference),
       countBlocked,
-      // A call may reach the store up to `timeout` after its stamp: its records are kept that much longer.
-      inFlightUs: millisecondsToMicroseconds(timeout),
+      // A call may reach the store up to `timeout` after its stamp: its records are kept that much longer (2 s at
+      // least, so that limiters with other timeouts on one namespace keep one horizon).
+      inFlightUs: inFlightUsOf(timeout),
     },
     keys: new KeyBuilder(namespace),
     store,
@@ -114,7 +116,7 @@ export function assembleStack<Info extends RateLimitInfo>(
   // A stack's call may be in flight for the stack's timeout, the longest of its limiters': each tier keeps its records that long.
   const tiers = cores.map((core): TierSpec => {
     const tier = core.tiers[0] as TierSpec;
-    const inFlightUs = millisecondsToMicroseconds(timeoutMs);
+    const inFlightUs = inFlightUsOf(timeoutMs);
     return tier.rule.inFlightUs === inFlightUs ? tier : { ...tier, rule: { ...tier.rule, inFlightUs } };
   });
   checkStackable(

@@ -3,8 +3,12 @@
 // actions, which is how several parts of an app share one limit, and is only
 // right when they also share the rule. With another rule, each judges and
 // trims the others' records by its own, and together they admit more than
-// either rule allows; so the second rule is refused when it is made.
+// either rule allows; so the second rule is refused when it is made. So is a
+// second horizon: a limiter keeps records for its `timeout` (2 s at least)
+// past the window, and one with a shorter horizon would let a key expire that
+// the other's call in flight must count.
 
+import { LEAST_IN_FLIGHT_MS } from '../core/decision-model.js';
 import { InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 
 /** What must be the same in every limiter of one namespace on one client. */
@@ -18,6 +22,8 @@ export interface NamespaceRule {
   /** The least gap, in milliseconds. */
   readonly minDifference: number;
   readonly countBlocked: boolean;
+  /** The longest a call may be in flight, in milliseconds: records are kept this long past the window, 2 s at least. */
+  readonly timeout: number;
 }
 
 /** The fields of a {@link NamespaceRule}, in the order messages list them. */
@@ -37,7 +43,12 @@ function describeRule(rule: NamespaceRule): string {
   const fields = RULE_FIELDS.filter((field) => field !== 'countsCost').map((field) =>
     field === 'maxInInterval' && rule.countsCost ? `maxCostInInterval: ${rule.maxInInterval}` : `${field}: ${String(rule[field])}`,
   );
-  return `{ ${fields.join(', ')} }`;
+  return `{ ${[...fields, `timeout: ${rule.timeout}`].join(', ')} }`;
+}
+
+/** How long past the window a rule's records are kept, in milliseconds: its timeout, 2 s at least. */
+function horizonOf(rule: NamespaceRule): number {
+  return Math.max(rule.timeout, LEAST_IN_FLIGHT_MS);
 }
 
 /**
@@ -54,15 +65,16 @@ export function claimNamespace(client: object | undefined, namespace: string, ru
   if (rules === undefined) rulesByClient.set(client, (rules = new Map<string, NamespaceRule>()));
   const claimed = rules.get(namespace);
   if (claimed === undefined) {
-    const { interval, maxInInterval, countsCost, minDifference, countBlocked } = rule;
-    rules.set(namespace, Object.freeze({ interval, maxInInterval, countsCost, minDifference, countBlocked }));
+    const { interval, maxInInterval, countsCost, minDifference, countBlocked, timeout } = rule;
+    rules.set(namespace, Object.freeze({ interval, maxInInterval, countsCost, minDifference, countBlocked, timeout }));
     return;
   }
-  if (RULE_FIELDS.every((field) => claimed[field] === rule[field])) return;
+  if (RULE_FIELDS.every((field) => claimed[field] === rule[field]) && horizonOf(claimed) === horizonOf(rule)) return;
   throw new InvalidOptionTypeError(
     `Cannot make a limiter with the namespace \`${namespace}\` and the rule ${describeRule(rule)}: ` +
       `a limiter on the same client already uses that namespace with the rule ${describeRule(claimed)}. ` +
-      'Limiters on one namespace and client share their keys and count each other’s actions, so they must share the rule too: ' +
+      'Limiters on one namespace and client share their keys and count each other’s actions, so they must share the rule too, ' +
+      'and how long they keep records for calls in flight (a `timeout` above 2 s): ' +
       'give this rule its own namespace (e.g. a suffix naming the rule), or use the first limiter',
     'namespace',
     namespace,

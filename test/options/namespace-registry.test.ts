@@ -37,6 +37,8 @@ describe('one rule per namespace and client', () => {
     ['maxInInterval', 1],
     ['minDifference', 500],
     ['countBlocked', false],
+    // A timeout above the least time in flight (2 s) keeps records longer: the shorter one would let keys expire.
+    ['timeout', 5_000],
   ];
   for (const [field, value] of others) {
     const change = { [field]: value } as Partial<RollingRateLimiterOptions>;
@@ -49,7 +51,7 @@ describe('one rule per namespace and client', () => {
       const { message, option, received } = error as InvalidOptionTypeError;
       expect({ option, received }).to.deep.equal({ option: 'namespace', received: namespace });
       expect(message).to.include(`\`${namespace}\``);
-      expect(message).to.include('{ interval: 60000, maxInInterval: 3, minDifference: 0, countBlocked: true }');
+      expect(message).to.include('{ interval: 60000, maxInInterval: 3, minDifference: 0, countBlocked: true, timeout: 2000 }');
       expect(message).to.include(`${field}: ${String(value)}`);
       expect(first.namespace).to.equal(namespace);
     });

@@ -2,7 +2,7 @@
 // in flight", "Costs", "Bounds and shared namespaces"). Four processes (test/support/abuse-fuzz-worker.ts), each with
 // its own connections and, per clock, a limiter on each of three namespaces (a limit of actions, a budget of 2^48,
 // and a limit of actions that a budget of the attacker's writes too), its own `batch` and `onStoreError`, and the
-// timeouts of its generation (the old processes 1.5 s, the new 2 and 4 s, as in a rolling deployment), decide for
+// timeouts of its generation (the old processes 1.2 s, the new 1.5 and 2 s, as in a rolling deployment), decide for
 // 24 s:
 //   - one attacker id floods them with attempts that are mostly blocked (without action ids, with ids of their own,
 //     single-use or not, retried), settles its reservations to the whole budget, past it (a RangeError that must

@@ -67,6 +67,19 @@ describe('one namespace, one horizon: limiters with other clocks and timeouts on
     });
   }
 
+  it("a key written by a limiter with a 100 ms timeout outlives it: a neighbour's call with a 2 s timeout, late 0.8 s, finds its record", async () => {
+    const namespace = namespaces.next();
+    const rules = { namespace, interval: 1_000, maxInInterval: 1 } as const;
+    const short = new RollingRateLimiter({ ...rules, client: another(), timeout: 100 });
+    const t0 = localMicroseconds();
+    expect(await short.limit('user')).to.equal(false);
+    // Past the short limiter's window and timeout (0.4.3 let the key expire at 1.1 s, and its first neighbour
+    // admitted a second action in the window), within every limiter's least time in flight (2 s).
+    await sleep(1_300);
+    const long = new RollingRateLimiter({ ...rules, client: another(), timeout: 2_000, clock: () => t0 + 500_000 });
+    expect(await long.limitWithInfo('user')).to.include({ blocked: true, blockedDueToCount: true });
+  });
+
   it('a rolling switch from the local clock to Redis clock, with late calls: 0 over-admissions', async function () {
     this.timeout(120_000);
     const seed = Number(process.env.SEED ?? Date.now() % 1_000_000);

@@ -84,12 +84,15 @@ export interface WorkerPlan {
 
 /**
  * Two generations of processes, as in a rolling deployment: the old ones (the first half) give every limiter a
- * timeout of 1.5 s, the new ones 2 or 4 s, and 4 s to their late clock, whose calls, late by up to 3 s, then need
- * what an old process's key forgets. Long enough that a loaded machine answers within them.
+ * timeout of 1.2 s, the new ones 1.5 or 2 s, and 2 s to their late clock, whose calls, late by up to 1.5 s, then
+ * need what an old process's key would have forgotten at its own timeout (0.5.0 before the least time in flight:
+ * interval + 1.2 s). Every limiter keeps records for 2 s at least, so all of them keep one horizon: a timeout above
+ * 2 s needs every writer of the namespace to share it (the promise of docs/semantics.md, "Bounds and shared
+ * namespaces"). Long enough that a loaded machine answers within them.
  */
-const OLD_TIMEOUT_MS = 1_500;
-const NEW_TIMEOUTS_MS = [2_000, 4_000] as const;
-const NEW_LATE_TIMEOUT_MS = 4_000;
+const OLD_TIMEOUT_MS = 1_200;
+const NEW_TIMEOUTS_MS = [1_500, 2_000] as const;
+const NEW_LATE_TIMEOUT_MS = 2_000;
 
 /** Draws the run's plan: one per worker. */
 export function planRun(seed: number, url: string, namespaces: Readonly<Record<Space, string>>, workers: number, runMs: number): WorkerPlan[] {
@@ -156,10 +159,10 @@ export function planRun(seed: number, url: string, namespaces: Readonly<Record<S
     policy: random.chance(0.5) ? 'throw' : 'allow',
     runMs,
     phaseMs,
-    // Quiet for 2.3 s: longer than the horizon of a key whose writers all have the old 1.5 s timeout (its interval
-    // and that), shorter than the most a call on a new late clock is late by (3 s).
+    // Quiet for 2.3 s: longer than a key whose writers all have the old 1.2 s timeout lived in 0.5.0 (its interval
+    // and that), so that a late call after the quiet finds only what the least time in flight kept.
     activeMs: phaseMs - 2_300,
-    // The mixed namespace's key of one kind lives up to its interval + 4 s after the last write of that kind.
+    // The mixed namespace's key of one kind lives up to its interval + 2 s after the last write of that kind.
     kindBlockMs: 8_000,
     victims,
     maxAttempts: 60_000,
