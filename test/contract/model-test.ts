@@ -102,10 +102,13 @@ function randomOperation(random: SeededRandom, withActionIds: boolean, byCost: b
   return 'clear';
 }
 
-/** An attempt's options: its action id and cost, each when given. */
-function attemptOptions(actionId: string | undefined, cost: unknown): { actionId?: string; cost?: number } | undefined {
+/** An attempt's options: its action id (single-use or not) and cost, each when given. */
+function attemptOptions(actionId: string | undefined, cost: unknown, singleUse = false): { actionId?: string; cost?: number; singleUse?: boolean } | undefined {
   if (actionId === undefined && cost === undefined) return undefined;
-  return { ...(actionId === undefined ? {} : { actionId }), ...(cost === undefined ? {} : { cost: cost as number }) };
+  return {
+    ...(actionId === undefined ? {} : singleUse ? { actionId, singleUse } : { actionId }),
+    ...(cost === undefined ? {} : { cost: cost as number }),
+  };
 }
 
 export function describeModelTest(factory: () => LimiterFactory, capabilities: BackendCapabilities): void {
@@ -156,6 +159,10 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
       const reserved = new Map<string, number>();
       const admittedLately = new Map<string, string[]>();
       let follow: { id: string; actionId: string } | undefined;
+      // Single-use action ids (as the HTTP middleware makes one per request): fresh, never retried, so the model, which
+      // takes them as any action id, answers alike; a blocked one is recorded without it, and an admitted one is
+      // settled and undone by it.
+      let singleUses = 0;
       const length = random.chance(0.15) ? random.int(60, 120) : random.int(10, 40);
       // Calls made but not awaited yet (batched backends only), each with what the model answered.
       let group: { actual: Promise<Outcome>; expected: Outcome; where: string; onAnswer?: () => void }[] = [];
@@ -186,7 +193,9 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
               ? undefined
               : operation === 'settle'
                 ? randomSettleActionId(random, admittedLately.get(id))
-                : randomActionId(random, operation === 'undo' || operation === 'bad-settle');
+                : (operation === 'limit' || operation === 'limit-verdict') && random.chance(0.15)
+                  ? `once-${(singleUses += 1)}`
+                  : randomActionId(random, operation === 'undo' || operation === 'bad-settle');
         // The cost of an attempt or dry run: on a cost limiter often given; a bad one for 'bad-cost'.
         const bad =
           operation === 'bad-cost'
@@ -250,7 +259,7 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
           continue;
         }
         const attempt = operation === 'limit' || operation === 'limit-verdict';
-        const options = attemptOptions(actionId, cost);
+        const options = attemptOptions(actionId, cost, actionId?.startsWith('once-') === true);
         // The call reads the clock as it is made; the model answers in call order.
         const actual = outcomeOf(() =>
           operation === 'limit-verdict'
