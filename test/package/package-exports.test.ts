@@ -83,6 +83,30 @@ import { createRequire } from 'node:module';
     expect(result.record).to.deep.equal({ totalHits: 1, timeToExpire: 1, isBlocked: false, timeToBlockExpire: 0 });
     expect(result.url).to.match(/dist\/esm\/integrations\/nestjs\/index\.js$/);
   });
+
+  it('serves rolling-window-limiter/otel to require and import', () => {
+    const require = createRequire(import.meta.url);
+    expect(require.resolve('rolling-window-limiter/otel')).to.match(/dist[\\/]cjs[\\/]integrations[\\/]otel[\\/]index\.js$/);
+    const output = execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { createRequire } from 'node:module';
+         const esm = await import('rolling-window-limiter/otel');
+         const cjs = createRequire(import.meta.url)('rolling-window-limiter/otel');
+         const stop = esm.registerRateLimiterMetrics();
+         stop();
+         console.log(JSON.stringify({ esm: Object.keys(esm).sort(), cjs: typeof cjs.registerRateLimiterMetrics,
+           url: import.meta.resolve('rolling-window-limiter/otel') }));`,
+      ],
+      { encoding: 'utf8' },
+    );
+    const result = JSON.parse(output) as { esm: string[]; cjs: string; url: string };
+    expect(result.esm).to.deep.equal(['ATTRIBUTE_NAMES', 'DECISION_DURATION_BUCKETS', 'METER_NAME', 'METRIC_NAMES', 'registerRateLimiterMetrics']);
+    expect(result.cjs).to.equal('function');
+    expect(result.url).to.match(/dist\/esm\/integrations\/otel\/index\.js$/);
+  });
 });
 
 describe('the exports map', () => {

@@ -243,6 +243,7 @@ describe('the packed package, installed in throwaway projects', function () {
       'http/stores/fastify-store',
       'http/hono/hono-middleware',
       'integrations/nestjs/index',
+      'integrations/otel/index',
     ];
     for (const file of entryFiles.flatMap((entry) => [`${entry}.js`, `${entry}.d.ts`])) {
       expect(entries, `dist/esm/${file}`).to.include(`package/dist/esm/${file}`);
