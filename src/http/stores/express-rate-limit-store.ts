@@ -183,10 +183,14 @@ export class RollingWindowStore {
     return infoOf(windowCount(await hit));
   }
 
-  /** The hits of `key` in the window and `resetTime` as {@link RollingWindowStore.increment} would have answered without this hit; writes nothing. */
-  async get(key: string): Promise<ClientRateLimitInfo | undefined> {
-    const count = await this.#log.read(this.#keys.keyFor(key), this.#ruleOrThrow());
-    return count.count === 0 ? undefined : infoOf(windowCount(count));
+  /**
+   * The hits of `key` in the window and `resetTime` as {@link RollingWindowStore.increment} would have answered
+   * without this hit; writes nothing. A key with no hit in its window (never seen, reset, given back, or every hit
+   * gone from the window) reads `{ totalHits: 0, resetTime: undefined }`, never `undefined`: every key has a rolling
+   * window, so `(await limiter.getKey(ip)).totalHits` is always a count.
+   */
+  async get(key: string): Promise<ClientRateLimitInfo> {
+    return infoOf(windowCount(await this.#log.read(this.#keys.keyFor(key), this.#ruleOrThrow())));
   }
 
   /**

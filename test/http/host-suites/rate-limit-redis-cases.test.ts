@@ -114,7 +114,7 @@ for (const [kind, unconnected] of Object.entries(clientKinds)) {
       expect(await keysUnder(short.prefix)).to.not.deep.equal([]);
       for (let i = 0; i < 50 && (await keysUnder(short.prefix)).length > 0; i += 1) await delay(20);
       expect(await keysUnder(short.prefix), 'gone within a second of a 200 ms window').to.deep.equal([]);
-      expect(await short.get('b')).to.equal(undefined);
+      expect(await short.get('b')).to.deep.equal({ totalHits: 0, resetTime: undefined });
       await Promise.all([store.shutdown(), short.shutdown()]);
     });
 
