@@ -174,7 +174,7 @@ export async function main({ redisUrl, print = true }: { redisUrl?: string | und
   const provider = new SimulatedProvider(LIMITS, clock);
   const stop = new AbortController();
   try {
-    await budget.wouldLimitWithInfo(API_KEY); // connect first: the first calls are not slowed by connecting
+    await budget.wouldLimitWithInfo(API_KEY, { cost: 1 }); // connect first: the first calls are not slowed by connecting
     const startedMs = performance.now();
     const startUs = clock();
     const timer = setTimeout(() => stop.abort(), RUN_MINUTES * MINUTE);

@@ -1,6 +1,7 @@
 export { RollingRateLimiter } from './limiters/rolling-rate-limiter.js';
 export type { TieredLimiter } from './limiters/tiered-limiter.js';
-export type { RollingRateLimiterOptions } from './options/limiter-options.js';
+export type { RollingRateLimiterOptions, ValidateOptions } from './options/limiter-options.js';
+export { OPTION_WARNING_CODES } from './options/option-warnings.js';
 export type { RateLimitInfo, StoreFailure } from './core/rate-limit-info.js';
 export type { FallbackLimiter, StoreErrorPolicy } from './core/store-error-policy.js';
 export type { WaitOptions, WrapOptions } from './core/waiting.js';

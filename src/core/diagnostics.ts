@@ -133,3 +133,27 @@ export function publishCircuit(
 export function publishWarning(code: string, message: string, store: string): void {
   if (warningChannel.hasSubscribers) warningChannel.publish({ code, message, store } satisfies WarningMessage);
 }
+
+/**
+ * Gives a warning: to `process.emitWarning` (type `RateLimiterWarning`, with its code) where the runtime has one,
+ * looked up on `globalThis` (no Node built-in is imported), and on the warning channel.
+ */
+export function emitWarning(code: string, message: string, store: string): void {
+  try {
+    const host = (globalThis as { process?: { emitWarning?: (warning: string, options: { type: string; code: string }) => void } }).process;
+    if (typeof host?.emitWarning === 'function') host.emitWarning(message, { type: 'RateLimiterWarning', code });
+  } catch {
+    // A sandbox's stand-in that throws (Next.js's edge runtime has every Node.js API it lacks throw): the channel still has it.
+  }
+  publishWarning(code, message, store);
+}
+
+/** The codes warned about by {@link warnOnce} in this process. */
+const warnedCodes = new Set<string>();
+
+/** {@link emitWarning}, at most once per code in this process. */
+export function warnOnce(code: string, message: string, store: string): void {
+  if (warnedCodes.has(code)) return;
+  warnedCodes.add(code);
+  emitWarning(code, message, store);
+}

@@ -126,8 +126,9 @@ export interface AttemptOptions {
    * What the attempt costs (tokens, bytes, credits): a positive safe integer, on a limiter with `maxCostInInterval`
    * (a stack: with such a tier; its action tiers count the attempt once). An action id's cost is a reservation that
    * `settle` can set to what it used. Given to a limiter without a budget of cost it is a `TypeError`; above a
-   * tier's `maxCostInInterval`, a `RangeError`.
-   * @default 1
+   * tier's `maxCostInInterval`, a `RangeError`; left out on a budget, the limiter's `defaultCost`, and without one a
+   * `TypeError`.
+   * @default the limiter's `defaultCost` on a budget of cost (required without one); 1 on a limit of actions
    */
   readonly cost?: number;
   /**
@@ -143,7 +144,7 @@ export interface AttemptOptions {
 
 /** Options of a dry run (`wouldLimit`, `wouldLimitWithInfo`). */
 export interface DryRunOptions {
-  /** What the attempt would cost, as {@link AttemptOptions.cost} says. @default 1 */
+  /** What the attempt would cost, as {@link AttemptOptions.cost} says (required on a budget without `defaultCost`). */
   readonly cost?: number;
 }
 

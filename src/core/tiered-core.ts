@@ -19,6 +19,8 @@ export interface TierSpec {
   readonly store: Store;
   /** The tier's namespace, as each tier's info reports it. */
   readonly namespace: string;
+  /** On a tier that counts cost, what an attempt without `cost` weighs, if its limiter declares it (`defaultCost`). */
+  readonly defaultCost?: number | undefined;
 }
 
 /** How a core is set up by the face that owns it. */
@@ -45,13 +47,24 @@ export class TieredCore<Info extends RateLimitInfo> {
   /** The namespaces of the tiers, as diagnostics messages name them. */
   readonly #namespaces: readonly string[];
   readonly #policyName: StoreErrorPolicyName;
+  /** What an attempt without `cost` weighs where a tier counts cost: the `defaultCost` its tiers declare (they agree), if any. */
+  readonly #defaultCost: number | undefined;
 
-  /** @param tiers At least one; every tier's store can decide with `options.store` (checked when it was assembled). */
+  /**
+   * @param tiers At least one; every tier's store can decide with `options.store`, and the tiers that declare a
+   *   `defaultCost` declare the same (both checked when it was assembled).
+   */
   constructor(tiers: readonly TierSpec[], options: CoreOptions<Info>) {
     this.tiers = tiers;
     this.options = options;
     this.#namespaces = Object.freeze(tiers.map((tier) => tier.namespace));
     this.#policyName = typeof options.onStoreError === 'string' ? options.onStoreError : 'fallback';
+    this.#defaultCost = tiers.find((tier) => tier.rule.countsCost && tier.defaultCost !== undefined)?.defaultCost;
+  }
+
+  /** What an attempt without `cost` weighs on a tier that counts cost (its `defaultCost`); undefined when it must give its cost. */
+  get defaultCost(): number | undefined {
+    return this.#defaultCost;
   }
 
   /** Whether any tier counts cost (`maxCostInInterval`): only then may an attempt say its `cost`, or an action be settled. */
@@ -60,11 +73,22 @@ export class TieredCore<Info extends RateLimitInfo> {
   }
 
   /**
-   * The cost of an attempt as given (undefined: not given, 1), checked against the tiers (docs/semantics.md,
-   * "Costs"): a positive safe integer, given only where a tier counts cost, and at most every such tier's maximum.
+   * The cost of an attempt as given, checked against the tiers (docs/semantics.md, "Costs"): a positive safe integer,
+   * given only where a tier counts cost, and at most every such tier's maximum. Not given: 1 where no tier counts
+   * cost, else the `defaultCost`, and without one a `TypeError`: a budget weighs what each attempt says.
    */
   checkedCost(cost: unknown): number {
-    if (cost === undefined) return 1;
+    if (cost === undefined) {
+      if (!this.countsCost) return 1;
+      if (this.#defaultCost !== undefined) return this.#defaultCost;
+      const budgets = this.tiers.filter((tier) => tier.rule.countsCost).map((tier) => `\`${tier.namespace}\``);
+      throw new InvalidOptionTypeError(
+        `Expected \`cost\` for an attempt on a budget of cost (\`maxCostInInterval\`, namespace ${budgets.join(', ')}), got none: ` +
+          'give what the attempt weighs (`limit(id, { cost })`), or declare `defaultCost` on the limiter for attempts without one',
+        'cost',
+        cost,
+      );
+    }
     if (!this.countsCost) {
       throw new InvalidOptionTypeError(
         `Got \`cost\` ${describeValue(cost)} for a limiter that counts actions: only a limiter with \`maxCostInInterval\` (or a stack with one) weighs attempts by cost`,
@@ -115,7 +139,8 @@ export class TieredCore<Info extends RateLimitInfo> {
         id,
         (blocked) => this.#fixedDecision(blocked, cost),
         actionId,
-        givenCost === undefined ? undefined : cost,
+        // A fallback weighs the attempt as the store would have: by its cost, given or the default.
+        givenCost === undefined && !this.countsCost ? undefined : cost,
       );
       decidedBy = this.#policyName as DecisionMessage['decidedBy']; // not 'throw': that policy rethrew
     }

@@ -43,7 +43,7 @@ export interface WaitOptions {
   readonly signal?: AbortSignal;
   /** The action's id (see {@link AttemptOptions}): a retried wait is then never counted twice. */
   readonly actionId?: string;
-  /** What the action costs (see {@link AttemptOptions}): the wait lasts until this much fits. @default 1 */
+  /** What the action costs (see {@link AttemptOptions}; required on a budget without `defaultCost`): the wait lasts until this much fits. */
   readonly cost?: number;
   /**
    * Up to this fraction of each wait is added at random, so that many workers
@@ -181,7 +181,7 @@ export interface WrapOptions<Args extends unknown[]> extends Omit<WaitOptions, '
   readonly whenLimited?: 'reject' | 'wait';
   /** The action id of each call, from its arguments (see {@link AttemptOptions}): a retried call is never counted twice. */
   readonly actionId?: (...args: Args) => string;
-  /** What each call costs (see {@link AttemptOptions}): a number, or a function of the call's arguments. @default 1 */
+  /** What each call costs (see {@link AttemptOptions}; required on a budget without `defaultCost`): a number, or a function of the call's arguments. */
   readonly cost?: number | ((...args: Args) => number);
 }
 

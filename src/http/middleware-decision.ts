@@ -34,7 +34,7 @@ export interface RequestCost {
    * limiter with a tier that counts cost); `undefined` when the attempt had none.
    */
   readonly actionId: string | undefined;
-  /** What the request reserved: the `cost` option's value for it, or 1 (each request weighs 1 on a tier of actions). */
+  /** What the request reserved: the `cost` option's value for it, the limiter's `defaultCost`, or 1 (each request weighs 1 on a tier of actions). */
   readonly cost: number;
   /**
    * Sets the cost of this request, admitted with its reservation (`cost`), to what it actually used, in every tier
@@ -99,6 +99,9 @@ export function createDecider<Req>(options: DeciderOptions<Req>): (req: Req) => 
   const { limiter, key, skip, onStoreFailure, describe, noAddress, cost: costOption, actionId: actionIdOption } = options;
   const policies = policiesOf(limiter);
   const weighs = countsCost(policies);
+  // Without a `cost` option, a request on a budget weighs the limiter's `defaultCost` (made without either, the
+  // middleware was refused), given to the limiter as the request's cost.
+  const fixedCost = costOption ?? (weighs ? limiter.defaultCost : undefined);
   const headersFor = headersForPolicies<InfoOf<HttpRateLimiter>>(policies, options);
   return async (req) => {
     if (skip !== undefined && (await skip(req))) return undefined;
@@ -110,7 +113,7 @@ export function createDecider<Req>(options: DeciderOptions<Req>): (req: Req) => 
           '; return an id, or use `skip` to let such requests through unlimited',
       );
     }
-    const cost = typeof costOption === 'function' ? await costOption(req) : costOption;
+    const cost = typeof fixedCost === 'function' ? await fixedCost(req) : fixedCost;
     if (typeof costOption === 'function' && typeof cost !== 'number') {
       throw asInvalidCost(
         new InvalidOptionTypeError(

@@ -82,8 +82,9 @@ export interface MiddlewareOptions<Req, Limiter extends HttpRateLimiter> {
    * a positive safe integer (not a number, a `TypeError`; 0, negative, a fraction, `NaN`, the limiter's
    * `RangeError`), the error goes to the framework's error handling with `status` and `statusCode` 400, so that
    * the framework's own handler answers 400 (Hono's through the error's `getResponse()`). For requests that cost
-   * nothing, use `skip`.
-   * @default 1
+   * nothing, use `skip`. Left out on a budget of cost, each request weighs the limiter's `defaultCost`; a limiter
+   * without one is refused when the middleware is made (a `TypeError`): a budget weighs what each request says.
+   * @default 1 on a limiter that counts actions; on a budget, the limiter's `defaultCost`
    */
   readonly cost?: number | RateLimitCostFunction<Req>;
   /**
@@ -163,12 +164,21 @@ export function refuseMessageWithOnLimited(checked: { readonly message?: unknown
 
 /**
  * Refuses a `cost` (a number or a function) for a limiter without a tier that counts cost, where no request has a
- * cost, and a fixed cost above a tier's `maxCostInInterval`, which no request could ever be admitted with.
+ * cost, and a fixed cost above a tier's `maxCostInInterval`, which no request could ever be admitted with; and no
+ * `cost` for a limiter with such a tier and no `defaultCost`, where every request must say what it weighs.
  */
 export function refuseCostWithoutBudget(checked: { readonly limiter: HttpRateLimiter; readonly cost?: unknown }): void {
   const { limiter, cost } = checked;
-  if (cost === undefined) return;
   const budgets = policiesOf(limiter).filter((policy) => policy.maxCostInInterval !== undefined);
+  if (cost === undefined) {
+    if (budgets.length === 0 || typeof limiter.defaultCost === 'number') return;
+    throw new InvalidOptionTypeError(
+      `Expected \`cost\` for a limiter with a budget of cost (\`maxCostInInterval\`, namespace ${budgets.map(({ namespace }) => `\`${namespace}\``).join(', ')}), ` +
+        "got none: give each request's cost (a number, or a function of the request), or declare `defaultCost` on the limiter",
+      'cost',
+      cost,
+    );
+  }
   if (budgets.length === 0) {
     throw new InvalidOptionTypeError(
       `Got \`cost\` ${describeValue(cost)} for a limiter that counts actions (\`maxInInterval\`): a request's cost is weighed only by a limiter ` +

@@ -3,6 +3,8 @@ import type { RateLimitInfo } from '../core/rate-limit-info.js';
 import { assembleLimiter } from '../options/assemble.js';
 import { normalizeLimiterOptions, type NormalizedOptions, type RollingRateLimiterOptions } from '../options/limiter-options.js';
 import { claimNamespace } from '../options/namespace-registry.js';
+import { giveWarnings } from '../options/option-warnings.js';
+import type { TierSpec } from '../core/tiered-core.js';
 import { TieredLimiter } from './tiered-limiter.js';
 
 /**
@@ -38,7 +40,7 @@ export class RollingRateLimiter extends TieredLimiter<RateLimitInfo> {
    * @param options See {@link RollingRateLimiterOptions}.
    * @throws TypeError when an option has the wrong type, naming it and the value received; or when a limiter on
    *   the same `client` already uses `namespace` with another rule (`interval`, `maxInInterval`, `minDifference`
-   *   or `countBlocked`), naming the namespace and both rules.
+   *   or `countBlocked`), naming the namespace and both rules; or for `defaultCost` without `maxCostInInterval`.
    * @throws RangeError when an option is out of range, naming it and the value received.
    * @throws {@link UnsupportedError} when the client or the mode is not supported.
    */
@@ -49,6 +51,7 @@ export class RollingRateLimiter extends TieredLimiter<RateLimitInfo> {
     claimNamespace(normalized.client, normalized.namespace, normalized);
     super(core);
     this.#options = normalized;
+    giveWarnings(normalized.warnings, (core.tiers[0] as TierSpec).store.name);
   }
 
   /** The window length, in milliseconds. */

@@ -23,6 +23,14 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
   }
 
   /**
+   * What an attempt without `cost` weighs on a budget of cost: the limiter's `defaultCost` (a stack's: the one its
+   * budgets declare); undefined when every attempt on a budget must give its `cost`, or where nothing counts cost.
+   */
+  get defaultCost(): number | undefined {
+    return this.#core.countsCost ? this.#core.defaultCost : undefined;
+  }
+
+  /**
    * Attempts an action for `id` and records it (blocked attempts too, in
    * tiers with `countBlocked: true`).
    *
@@ -32,7 +40,8 @@ export abstract class TieredLimiter<Info extends RateLimitInfo> {
    *   every option of the library.
    * @returns `true` when the action is blocked and must not happen, `false` when it may go ahead.
    * @throws TypeError (as a rejection) when `id` is not a non-empty string or a finite number, or `cost` is given to
-   *   a limiter that counts actions; RangeError when `cost` is not a positive safe integer or exceeds `maxCostInInterval`.
+   *   a limiter that counts actions, or left out on a budget of cost without `defaultCost`; RangeError when `cost` is
+   *   not a positive safe integer or exceeds `maxCostInInterval`.
    * @throws {@link StoreError} or {@link TimeoutError} (as a rejection) when the store fails.
    *
    * @example

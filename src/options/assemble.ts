@@ -90,6 +90,7 @@ export function assembleLimiter(options: NormalizedOptions): TieredCore<RateLimi
     keys: new KeyBuilder(namespace),
     store,
     namespace,
+    defaultCost: options.defaultCost,
   };
   return new TieredCore([tier], {
     clock,
@@ -143,8 +144,9 @@ export function assembleStack<Info extends RateLimitInfo>(
 /**
  * Throws when the tiers cannot be decided together in one atomic step: a
  * `TypeError` naming `limiters[i]` for two tiers with one namespace in one
- * keyspace, tiers kept in different places, or different clocks; an
- * `UnsupportedError` for a tier that decides with plain commands.
+ * keyspace, tiers kept in different places, different clocks, or budgets that
+ * declare different `defaultCost`s; an `UnsupportedError` for a tier that
+ * decides with plain commands.
  */
 function checkStackable(tiers: readonly TierSpec[], clocks: readonly ('local' | 'redis' | MicrosecondClock)[]): void {
   const first = tiers[0] as TierSpec;
@@ -175,6 +177,16 @@ function checkStackable(tiers: readonly TierSpec[], clocks: readonly ('local' | 
     }
     if (clocks[i] !== clocks[0]) {
       throw new InvalidOptionTypeError(`Cannot stack limiters[${i}] with limiters[0]: stacked limiters must use the same \`clock\``, 'limiters', clocks[i]);
+    }
+    // An attempt without `cost` weighs one default in every tier: the budgets that declare one must agree.
+    const declared = tiers.findIndex((other) => other.defaultCost !== undefined);
+    if (tier.defaultCost !== undefined && declared < i && tiers[declared]?.defaultCost !== tier.defaultCost) {
+      throw new InvalidOptionTypeError(
+        `Cannot stack limiters[${i}] (\`defaultCost: ${tier.defaultCost}\`) with limiters[${declared}] (\`defaultCost: ${tiers[declared]?.defaultCost}\`): ` +
+          'an attempt without `cost` weighs the same in every budget of a stack; declare one `defaultCost`, or give each attempt its `cost`',
+        'limiters',
+        tier.defaultCost,
+      );
     }
   });
 }

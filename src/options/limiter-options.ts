@@ -19,6 +19,7 @@ import { MAX_COST_BUDGET } from '../core/bounds.js';
 import { InvalidOptionRangeError, InvalidOptionTypeError } from '../errors/invalid-option-error.js';
 import type { RedisClient } from '../redis/adapters/client-types.js';
 import { circuitBreakerOption, type CircuitBreakerOptions } from './circuit-breaker-options.js';
+import { durationWarnings, validateOption, type OptionWarning } from './option-warnings.js';
 import { ownOptions } from './own-options.js';
 
 /**
@@ -41,11 +42,22 @@ export interface RollingRateLimiterOptions {
 
   /**
    * At most this much cost (tokens, bytes, credits) in any rolling window of `interval` ms (an integer from 1 to
-   * 2^48, about 2.8 * 10^14): each attempt weighs its `cost` (default 1), and `settle` sets an admitted action's cost to what it
-   * used (docs/semantics.md, "Costs"). Give this or `maxInInterval`, not both (a `TypeError`). Needs the decide
-   * script on Redis: `useScript: false` and redis-mock refuse it with an `UnsupportedError`.
+   * 2^48, about 2.8 * 10^14): each attempt weighs its `cost`, which every attempt must give unless the limiter
+   * declares `defaultCost` (an attempt without either is a `TypeError`), and `settle` sets an admitted action's cost
+   * to what it used (docs/semantics.md, "Costs"). Give this or `maxInInterval`, not both (a `TypeError`). Needs the
+   * decide script on Redis: `useScript: false` and redis-mock refuse it with an `UnsupportedError`.
    */
   readonly maxCostInInterval?: number;
+
+  /**
+   * What an attempt that gives no `cost` weighs on a budget of cost (a positive safe integer, at most
+   * `maxCostInInterval`): declared, `limit(id)` weighs this much; left out, an attempt without `cost` is a
+   * `TypeError`, so that a budget of tokens is never spent one unit per call by an attempt that forgot its cost.
+   * Only with `maxCostInInterval` (on a limit of actions every attempt weighs 1: a `TypeError`). A stack weighs an
+   * attempt without `cost` by the `defaultCost` its budgets declare (they must agree).
+   * @default undefined (every attempt on a budget gives its `cost`)
+   */
+  readonly defaultCost?: number;
 
   /**
    * At least this long between consecutive actions: milliseconds (an integer
@@ -144,6 +156,24 @@ export interface RollingRateLimiterOptions {
    * @default { failureThreshold: 5, cooldown: 1000 }
    */
   readonly circuitBreaker?: CircuitBreakerOptions | false;
+
+  /**
+   * The warnings about options that are probably mistakes, each given once per process (`process.emitWarning`
+   * where there is one, and the warning channel; codes in {@link OPTION_WARNING_CODES}): a bare number of
+   * milliseconds under 1000 for `interval` (`interval: 60` is 60 ms, not a minute) and from 1 to 9 for
+   * `minDifference` (`minDifference: 3` is 3 ms). `false` turns every one off; an object turns off those set to
+   * `false`. A duration with its unit (`'60ms'`) is never warned about.
+   * @default true
+   */
+  readonly validate?: boolean | ValidateOptions;
+}
+
+/** Which warnings of the `validate` option are on (each `true` unless set to `false`). */
+export interface ValidateOptions {
+  /** Warn about a bare number under 1000 for `interval` (code `RATE_LIMITER_SMALL_INTERVAL`). @default true */
+  readonly smallInterval?: boolean;
+  /** Warn about a bare number from 1 to 9 for `minDifference` (code `RATE_LIMITER_SMALL_MIN_DIFFERENCE`). @default true */
+  readonly smallMinDifference?: boolean;
 }
 
 /** Options of {@link RateLimiterStack}. */
@@ -196,6 +226,7 @@ const LIMITER_SCHEMA = {
   interval: duration(1, MAX_MILLISECONDS),
   maxInInterval: optional(integer(1, MAX_INTEGER), undefined),
   maxCostInInterval: optional(integer(1, MAX_COST_BUDGET), undefined),
+  defaultCost: optional(integer(1, MAX_COST_BUDGET), undefined),
   minDifference: optional(duration(0, MAX_MILLISECONDS), LIMITER_DEFAULTS.minDifference),
   // '' names nothing: its keys (`:{id}`) would say neither whose nor what limit they hold, to anyone reading the Redis.
   namespace: optional(nonEmptyString, undefined),
@@ -207,16 +238,18 @@ const LIMITER_SCHEMA = {
   useScript: optional(boolean, undefined),
   batch: optional(boolean, LIMITER_DEFAULTS.batch),
   circuitBreaker: circuitBreakerOption,
+  validate: validateOption,
 };
 
 /**
  * The options after validation, with every default filled in (durations in milliseconds): `maxInInterval` is the
- * limit, of actions or (when `countsCost`) of cost.
+ * limit, of actions or (when `countsCost`) of cost; `warnings`, what the options as given call for (see `validate`).
  */
 export type NormalizedOptions = Omit<Normalized<typeof LIMITER_SCHEMA>, 'namespace' | 'maxInInterval' | 'maxCostInInterval'> & {
   readonly namespace: string;
   readonly maxInInterval: number;
   readonly countsCost: boolean;
+  readonly warnings: readonly OptionWarning[];
 };
 
 /**
@@ -225,8 +258,9 @@ export type NormalizedOptions = Omit<Normalized<typeof LIMITER_SCHEMA>, 'namespa
  * properties are options: an inherited one (a polluted `Object.prototype`) is ignored.
  */
 export function normalizeLimiterOptions(options: RollingRateLimiterOptions): NormalizedOptions {
-  const checked = normalize(ownOptions(options), LIMITER_SCHEMA, 'the options');
-  const { interval, minDifference, client, maxInInterval, maxCostInInterval } = checked;
+  const given = ownOptions(options);
+  const checked = normalize(given, LIMITER_SCHEMA, 'the options');
+  const { interval, minDifference, client, maxInInterval, maxCostInInterval, defaultCost } = checked;
   if ((maxInInterval === undefined) === (maxCostInInterval === undefined)) {
     throw new InvalidOptionTypeError(
       maxInInterval === undefined
@@ -234,6 +268,21 @@ export function normalizeLimiterOptions(options: RollingRateLimiterOptions): Nor
         : 'Expected one of `maxInInterval` (a limit of actions) and `maxCostInInterval` (a budget of cost), got both: a limiter counts one; stack two limiters for both',
       maxInInterval === undefined ? 'maxInInterval' : 'maxCostInInterval',
       maxInInterval === undefined ? undefined : maxCostInInterval,
+    );
+  }
+  if (defaultCost !== undefined && maxCostInInterval === undefined) {
+    throw new InvalidOptionTypeError(
+      `Got \`defaultCost\` ${describeValue(defaultCost)} for a limiter that counts actions (\`maxInInterval\`): ` +
+        'every attempt on a limit of actions weighs 1; `defaultCost` is what an attempt without `cost` weighs on a budget (`maxCostInInterval`)',
+      'defaultCost',
+      defaultCost,
+    );
+  }
+  if (defaultCost !== undefined && maxCostInInterval !== undefined && defaultCost > maxCostInInterval) {
+    throw new InvalidOptionRangeError(
+      `Expected \`defaultCost\` to be at most \`maxCostInInterval\` (${maxCostInInterval}), got ${describeValue(defaultCost)}: no attempt of that cost could ever be admitted`,
+      'defaultCost',
+      defaultCost,
     );
   }
   if (minDifference > interval) {
@@ -258,6 +307,8 @@ export function normalizeLimiterOptions(options: RollingRateLimiterOptions): Nor
     maxInInterval: (maxInInterval ?? maxCostInInterval) as number,
     countsCost: maxCostInInterval !== undefined,
     namespace: checked.namespace ?? LIMITER_DEFAULTS.memoryNamespace,
+    // From the durations as given: a bare number is milliseconds, a string carries its unit.
+    warnings: durationWarnings(given.interval, given.minDifference, checked.validate),
   };
 }
 

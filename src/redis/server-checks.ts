@@ -6,7 +6,7 @@
 // channel), never an error: the limiter still works, and the fix is the
 // server's configuration.
 
-import { publishWarning } from '../core/diagnostics.js';
+import { emitWarning } from '../core/diagnostics.js';
 import type { RedisAdapter } from './adapters/adapter.js';
 import type { RedisCommand } from './adapters/client-types.js';
 
@@ -102,11 +102,5 @@ function warnEvicting(redis: RedisAdapter, policy: string): void {
     `${where} of this rate limiter's ${redis.kind} client evicts keys when its memory is full (maxmemory-policy ${policy}): ` +
     'it may drop a rate limit window, and an id that used up its limit is then admitted again. ' +
     'Set `maxmemory-policy noeviction` on the server (on every node of a Cluster), or keep the limiter on a Redis of its own that does not evict.';
-  try {
-    const host = (globalThis as { process?: { emitWarning?: (warning: string, options: { type: string; code: string }) => void } }).process;
-    if (typeof host?.emitWarning === 'function') host.emitWarning(message, { type: 'RateLimiterWarning', code: SERVER_WARNING_CODES.evictingPolicy });
-  } catch {
-    // A sandbox's stand-in that throws (Next.js's edge runtime has every Node.js API it lacks throw): the channel still has it.
-  }
-  publishWarning(SERVER_WARNING_CODES.evictingPolicy, message, redis.kind);
+  emitWarning(SERVER_WARNING_CODES.evictingPolicy, message, redis.kind);
 }

@@ -130,8 +130,7 @@ export function describeCostContract(backend: string, factory: () => LimiterFact
         });
         // A dry run counts the attempt it describes.
         expect(await limiter.wouldLimitWithInfo('user', { cost: 50 })).to.include({ blocked: false, costRemaining: 20, actionsRemaining: 0 });
-        // The default cost is 1.
-        expect(await limiter.limitWithInfo('user')).to.include({ blocked: false, costRemaining: 69, actionsRemaining: 69 });
+        expect(await limiter.limitWithInfo('user', { cost: 1 })).to.include({ blocked: false, costRemaining: 69, actionsRemaining: 69 });
         const actions = make({ maxInInterval: 3 });
         expect(await actions.limitWithInfo('user')).not.to.have.property('costRemaining');
         expect(await stack([actions, make({ maxInInterval: 5 })]).limitWithInfo('user')).not.to.have.property('costRemaining');
@@ -201,7 +200,7 @@ export function describeCostContract(backend: string, factory: () => LimiterFact
         expect(await limiter.limit('user', { actionId: 'call-1', cost: 100 })).to.equal(false);
         clock.advanceMs(1000);
         expect(await limiter.settle('user', 'call-1', 1000)).to.equal(true);
-        expect(await limiter.wouldLimitWithInfo('user')).to.deep.equal({
+        expect(await limiter.wouldLimitWithInfo('user', { cost: 1 })).to.deep.equal({
           blocked: true,
           blockedDueToCount: true,
           blockedDueToMinDifference: false,
@@ -210,7 +209,7 @@ export function describeCostContract(backend: string, factory: () => LimiterFact
           costRemaining: 0,
         });
         clock.advanceUs(59_000_000 - 1);
-        expect(await limiter.wouldLimit('user')).to.equal(true);
+        expect(await limiter.wouldLimit('user', { cost: 1 })).to.equal(true);
         clock.advanceUs(1);
         expect(await limiter.limitWithInfo('user', { cost: 1000 })).to.include({ blocked: false, costRemaining: 0 });
       });
@@ -263,7 +262,8 @@ export function describeCostContract(backend: string, factory: () => LimiterFact
       });
 
       it('settle resolves false and changes nothing for an action unknown, blocked, undone or out of the window; settling twice to one cost is one settlement', async () => {
-        const limiter = make({ interval: 1000, maxCostInInterval: 100, countBlocked: false });
+        // Its dry runs give no cost: they weigh the limiter's `defaultCost`.
+        const limiter = make({ interval: 1000, maxCostInInterval: 100, countBlocked: false, defaultCost: 1 });
         expect(await limiter.settle('user', 'never-seen', 5)).to.equal(false);
         expect(await limiter.limit('user', { actionId: 'a', cost: 60 })).to.equal(false);
         expect(await limiter.limit('user', { actionId: 'b', cost: 60 })).to.equal(true);
@@ -286,7 +286,7 @@ export function describeCostContract(backend: string, factory: () => LimiterFact
         expect(await limiter.settle('user', 'a', 20)).to.equal(true);
         clock.advanceUs(1);
         expect(await limiter.settle('user', 'a', 30), 'an action that has left the window').to.equal(false);
-        expect(await limiter.wouldLimitWithInfo('user')).to.include({ costRemaining: 99 });
+        expect(await limiter.wouldLimitWithInfo('user', { cost: 1 })).to.include({ costRemaining: 99 });
       });
 
       it('settles every cost tier of a stack at once (tokens per minute and per day), each in its own window, and no action tier', async () => {
@@ -297,7 +297,7 @@ export function describeCostContract(backend: string, factory: () => LimiterFact
         expect(await llm.limitWithInfo('user', { actionId: 'call-1', cost: 800 })).to.include({ blocked: false, costRemaining: 200 });
         clock.advanceMs(2000);
         expect(await llm.settle('user', 'call-1', 300)).to.equal(true);
-        const settled = await llm.wouldLimitWithInfo('user');
+        const settled = await llm.wouldLimitWithInfo('user', { cost: 1 });
         expect(settled.costRemaining).to.equal(699);
         expect(settled.tiers.map((tier) => [tier.actionsRemaining, tier.costRemaining])).to.deep.equal([
           [8, undefined],
@@ -308,12 +308,12 @@ export function describeCostContract(backend: string, factory: () => LimiterFact
         // A minute later the call has left the minute's window but not the day's: settling reaches the day's tier alone.
         clock.advanceMs(60_000);
         expect(await llm.settle('user', 'call-1', 400)).to.equal(true);
-        const later = await llm.wouldLimitWithInfo('user');
+        const later = await llm.wouldLimitWithInfo('user', { cost: 1 });
         expect(later.tiers.map((tier) => tier.costRemaining)).to.deep.equal([undefined, 999, 4599]);
 
         // Undo gives it back in every tier.
         expect(await llm.undo('user', 'call-1')).to.equal(true);
-        expect((await llm.wouldLimitWithInfo('user')).tiers.map((tier) => tier.costRemaining)).to.deep.equal([undefined, 999, 4999]);
+        expect((await llm.wouldLimitWithInfo('user', { cost: 1 })).tiers.map((tier) => tier.costRemaining)).to.deep.equal([undefined, 999, 4999]);
         expect(await llm.settle('user', 'call-1', 1)).to.equal(false);
       });
     });
@@ -329,8 +329,8 @@ export function describeCostContract(backend: string, factory: () => LimiterFact
         const inStack = await rejection(() => stack([make({ maxCostInInterval: 1000 }), tpd]).limitWithInfo('user', { cost: 600 }));
         expect(inStack).to.be.instanceOf(RangeError);
         expect(inStack.message).to.include('600').and.to.include('500');
-        expect(await limiter.wouldLimitWithInfo('user')).to.include({ costRemaining: 99 });
-        expect(await tpd.wouldLimitWithInfo('user')).to.include({ costRemaining: 499 });
+        expect(await limiter.wouldLimitWithInfo('user', { cost: 1 })).to.include({ costRemaining: 99 });
+        expect(await tpd.wouldLimitWithInfo('user', { cost: 1 })).to.include({ costRemaining: 499 });
       });
 
       it('rejects any cost, even 1, where nothing counts cost, with a TypeError, and records nothing', async () => {
@@ -363,7 +363,7 @@ export function describeCostContract(backend: string, factory: () => LimiterFact
           expect(error, JSON.stringify(bad)).to.be.instanceOf(TypeError);
           expect(error.message, JSON.stringify(bad)).to.include('cost');
         }
-        expect(await limiter.wouldLimitWithInfo('user')).to.include({ costRemaining: 99 });
+        expect(await limiter.wouldLimitWithInfo('user', { cost: 1 })).to.include({ costRemaining: 99 });
       });
 
       it('settle rejects where nothing counts cost (TypeError), and a settled cost that is not a safe integer >= 0', async () => {
@@ -377,7 +377,7 @@ export function describeCostContract(backend: string, factory: () => LimiterFact
         for (const bad of [-1, 0.5, NaN, Infinity]) expect(await rejection(() => limiter.settle('user', 'a', bad)), String(bad)).to.be.instanceOf(RangeError);
         for (const bad of ['3', undefined, null])
           expect(await rejection(() => limiter.settle('user', 'a', bad as never)), String(bad)).to.be.instanceOf(TypeError);
-        expect(await limiter.wouldLimitWithInfo('user')).to.include({ costRemaining: 49 });
+        expect(await limiter.wouldLimitWithInfo('user', { cost: 1 })).to.include({ costRemaining: 49 });
       });
 
       it('a limiter takes exactly one of maxInInterval and maxCostInInterval (TypeError)', () => {

@@ -78,14 +78,14 @@ export function randomMaxCost(random: SeededRandom): number {
 }
 
 /**
- * The cost of an attempt on a cost tier of maximum `max` (undefined: none given, the default 1): often 1, often near
+ * The cost of an attempt on a cost tier of maximum `max` (every attempt on a budget gives one): often 1, often near
  * the maximum, sometimes exactly it, sometimes exactly the cost the last answer said remains (or one more).
  */
-export function randomCost(random: SeededRandom, max: number, lastCostRemaining?: number): number | undefined {
+export function randomCost(random: SeededRandom, max: number, lastCostRemaining?: number): number {
   const remaining = lastCostRemaining ?? random.int(1, max);
-  const drawn = random.pick<number | undefined>([
-    undefined,
-    undefined,
+  const drawn = random.pick<number>([
+    1,
+    1,
     1,
     1,
     2,
@@ -97,7 +97,7 @@ export function randomCost(random: SeededRandom, max: number, lastCostRemaining?
     remaining,
     remaining + 1,
   ]);
-  return drawn === undefined ? undefined : Math.max(1, Math.min(max, drawn));
+  return Math.max(1, Math.min(max, drawn));
 }
 
 /**
@@ -111,7 +111,7 @@ export function randomSettleCost(random: SeededRandom, max: number, reserved?: n
 
 /**
  * A cost no call accepts on a cost tier of maximum `max`, with the error it must reject with: 0, negative,
- * fractional, not finite, above the maximum, not a number.
+ * fractional, not finite, above the maximum, not a number, or none (a budget weighs what each attempt says).
  */
 export function randomBadCost(random: SeededRandom, max: number): { cost: unknown; error: 'TypeError' | 'RangeError' } {
   return random.pick<{ cost: unknown; error: 'TypeError' | 'RangeError' }>([
@@ -124,6 +124,7 @@ export function randomBadCost(random: SeededRandom, max: number): { cost: unknow
     { cost: max + 1, error: 'RangeError' },
     { cost: String(Math.min(max, 2)), error: 'TypeError' },
     { cost: true, error: 'TypeError' },
+    { cost: undefined, error: 'TypeError' },
   ]);
 }
 

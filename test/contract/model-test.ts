@@ -214,7 +214,7 @@ export function describeModelTest(factory: () => LimiterFactory, capabilities: B
               ? randomSettleCost(random, max, reserved.get(`${id}\0${actionId}`))
               : operation === 'bad-settle'
                 ? bad?.cost
-                : byCost && random.chance(0.75)
+                : byCost
                   ? randomCost(random, max, lastCostRemaining.get(id))
                   : undefined;
         const where =

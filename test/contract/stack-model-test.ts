@@ -234,7 +234,7 @@ export function describeStackModelTest(
                 : randomBadSettleCost(random, Math.max(...costTiers.map((tier) => maxOf(rules[tier] as RulesWithoutNamespace)))).cost
               : operation.endsWith('settle')
                 ? randomSettleCost(random, costMax, reserved.get(reservedKey))
-                : costTiers.length > 0 && !operation.endsWith('clear') && !operation.endsWith('undo') && random.chance(0.75)
+                : costTiers.length > 0 && !operation.endsWith('clear') && !operation.endsWith('undo')
                   ? randomCost(random, costMax, lastCostRemaining.get(id))
                   : undefined;
         const options =

@@ -154,7 +154,8 @@ export class ReferenceStack {
    * positive safe integer a RangeError; a cost above a cost tier's maximum a RangeError.
    */
   rejectsCost(cost: unknown, tiers: readonly number[] = this.allTiers): ReferenceRejection {
-    if (cost === undefined) return undefined;
+    // A budget weighs what each attempt says: none given is a TypeError (there is no `defaultCost` here).
+    if (cost === undefined) return this.countsCost(tiers) ? { error: 'TypeError', why: 'no cost where a tier counts cost' } : undefined;
     if (!this.countsCost(tiers)) return { error: 'TypeError', why: 'a cost given where no tier counts cost' };
     if (typeof cost !== 'number') return { error: 'TypeError', why: 'a cost that is not a number' };
     if (!Number.isSafeInteger(cost) || cost < 1) return { error: 'RangeError', why: 'a cost that is not a positive safe integer' };

@@ -57,7 +57,7 @@ const answer = (body: string): Answer => JSON.parse(body) as Answer;
 
 /** What is left of the budget of `user`: a dry run of cost 1 reports what would be left after it, when it fits. */
 async function budgetLeft(limiter: RollingRateLimiter): Promise<number> {
-  const { blocked, costRemaining = Number.NaN } = await limiter.wouldLimitWithInfo('user');
+  const { blocked, costRemaining = Number.NaN } = await limiter.wouldLimitWithInfo('user', { cost: 1 });
   return blocked ? costRemaining : costRemaining + 1;
 }
 
@@ -124,8 +124,12 @@ describe('rateLimit (Express) with budgets of cost, in memory', () => {
       }
     });
 
-    it('reserves 1 per request when no cost is given, and makes an action id for each request', async () => {
-      const url = await start(appWith({ limiter: budget(), key: () => 'user' }));
+    it('reserves the limiter’s defaultCost per request when no cost is given (without one it is refused), and makes an action id for each request', async () => {
+      expect(() => rateLimit({ limiter: budget(), key: () => 'user' })).to.throw(
+        TypeError,
+        /Expected `cost` for a limiter with a budget of cost \(`maxCostInInterval`, namespace `tokens`\), got none: .*declare `defaultCost` on the limiter/,
+      );
+      const url = await start(appWith({ limiter: budget({ defaultCost: 1 }), key: () => 'user' }));
       const [first, second] = [answer((await get(url)).body), answer((await get(url)).body)];
       expect([first.cost, second.cost]).to.deep.equal([1, 1]);
       expect(first.actionId).to.be.a('string').and.not.equal(second.actionId);

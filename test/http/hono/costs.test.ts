@@ -142,7 +142,7 @@ describe('rateLimit (Hono) with budgets of cost', () => {
       const actions = new RollingRateLimiter({ namespace: 'hono-actions', interval: 60_000, maxInInterval: 5 });
       expect(() => rateLimit({ limiter: actions, key: () => 'user', cost: 2 })).to.throw(TypeError, /for a limiter that counts actions/);
       expect(() => rateLimit({ limiter: actions, key: () => 'user', cost: estimateOf })).to.throw(TypeError, /for a limiter that counts actions/);
-      const tokens = new RollingRateLimiter({ namespace: 'hono-ids', interval: 60_000, maxCostInInterval: 5 });
+      const tokens = new RollingRateLimiter({ namespace: 'hono-ids', interval: 60_000, maxCostInInterval: 5, defaultCost: 1 });
       const app = new Hono().use(rateLimit({ limiter: tokens, key: () => 'user' })).get('/', (c) => c.text(c.var.rateLimit.actionId ?? 'none'));
       const [first, second] = [await (await app.request('/')).text(), await (await app.request('/')).text()];
       expect(first).to.not.equal('none');

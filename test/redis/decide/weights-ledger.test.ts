@@ -197,7 +197,7 @@ describe('a cost tier on Redis: the running sums of its weights', function () {
       await Promise.all(
         Array.from({ length: 500 }, () => {
           clock.advanceUs(1);
-          return limiter.limit('user');
+          return limiter.limit('user', { cost: 1 });
         }),
       );
     }
@@ -208,7 +208,7 @@ describe('a cost tier on Redis: the running sums of its weights', function () {
     await connection.client.config('RESETSTAT');
     for (let j = 0; j < attempts; j += 1) {
       clock.advanceUs(1);
-      const info = await limiter.limitWithInfo('user');
+      const info = await limiter.limitWithInfo('user', { cost: 1 });
       expect(info.blocked).to.equal(true);
       // The oldest record leaves the window first; the wait is exact.
       expect(info.millisecondsUntilAllowed).to.be.within(59_900, 60_000);
