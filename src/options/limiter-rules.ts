@@ -110,9 +110,11 @@ export function parseRule(data: unknown, path = 'rule'): LimiterRule {
  *
  * @example
  * ```ts
- * const config: unknown = JSON.parse(readFileSync('rules.json', 'utf8'));
+ * import { readFileSync } from 'node:fs';
+ *
  * // [{ "interval": "1s", "maxInInterval": 5 }, { "interval": "1m", "maxInInterval": 100 }] at routes[0].limits
- * const tiers = parseRules(config.routes[0].limits, 'routes[0].limits');
+ * const config = JSON.parse(readFileSync('rules.json', 'utf8')) as { routes: { limits: unknown }[] };
+ * const tiers = parseRules(config.routes[0].limits, 'routes[0].limits'); // checked: each rule, or a TypeError naming its path
  * const stack = new RateLimiterStack(tiers.map((rule, i) => new RollingRateLimiter({ ...rule, namespace: `search:${i}` })));
  * ```
  *

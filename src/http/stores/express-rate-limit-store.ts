@@ -111,7 +111,7 @@ const limitCheck = either(func<(...args: never[]) => unknown>(), integer(0, MAX_
  *   limit: 100,
  *   standardHeaders: 'draft-8',
  *   legacyHeaders: false,
- *   store: new RollingWindowStore({ client: new Redis(process.env.REDIS_URL), prefix: 'api:' }),
+ *   store: new RollingWindowStore({ client: new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), prefix: 'api:' }),
  * }));
  * ```
  */

@@ -131,7 +131,7 @@ const maxCheck = numberIn(0, Number.MAX_SAFE_INTEGER);
  * await fastify.register(rateLimit, {
  *   max: 100,
  *   timeWindow: '1 minute',
- *   store: rollingWindowStore({ client: new Redis(process.env.REDIS_URL) }),
+ *   store: rollingWindowStore({ client: new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379') }),
  * });
  * ```
  *

@@ -110,7 +110,7 @@ const blockCheck = numberIn(0, MAX_MILLISECONDS);
  *   imports: [
  *     ThrottlerModule.forRoot({
  *       throttlers: [{ name: 'second', ttl: 1_000, limit: 5 }, { name: 'minute', ttl: 60_000, limit: 100 }],
- *       storage: new RollingWindowThrottlerStorage({ client: new Redis(process.env.REDIS_URL), namespace: 'api' }),
+ *       storage: new RollingWindowThrottlerStorage({ client: new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'), namespace: 'api' }),
  *     }),
  *   ],
  *   providers: [{ provide: APP_GUARD, useClass: RollingWindowThrottlerGuard }], // or ThrottlerGuard: a call per throttler
