@@ -57,4 +57,10 @@ export interface Store {
    * store that fails as one (standalone, Sentinel, memory).
    */
   slotOwner?(key: string): string | undefined;
+  /**
+   * On a Redis Cluster: when `error` says the call was refused and not run because its key's hash slot is moving
+   * between masters, the pause in milliseconds before sending it again for the `retry`-th time (from 1); undefined
+   * for any other error. Absent for a store whose keys never move.
+   */
+  readonly slotMovePause?: ((error: unknown, retry: number) => number | undefined) | undefined;
 }

@@ -1,4 +1,5 @@
 import type { RedisAdapter } from './adapters/adapter.js';
+import { pauseAfterSlotMove } from './adapters/cluster-redirection.js';
 import type { ConnectionProblem } from '../errors/timeout-error.js';
 import { checkServerOnce } from './server-checks.js';
 import type { Store, StoreDecision, Tier } from '../core/store.js';
@@ -12,9 +13,12 @@ import type { Store, StoreDecision, Tier } from '../core/store.js';
 export abstract class RedisStore implements Store {
   /** The adapter of the store's client. */
   readonly adapter: RedisAdapter;
+  /** On a Cluster, what a refusal of a moving slot (MOVED, ASK, TRYAGAIN the client gave up on) asks: a new call after a pause. */
+  readonly slotMovePause: ((error: unknown, retry: number) => number | undefined) | undefined;
 
   constructor(adapter: RedisAdapter) {
     this.adapter = adapter;
+    this.slotMovePause = adapter.isCluster ? pauseAfterSlotMove : undefined;
   }
 
   get name(): string {

@@ -59,3 +59,33 @@ export async function retryRedirected<T>(error: unknown, retry: (redirection: Re
     }
   }
 }
+
+/** ioredis's (and iovalkey's) wording when it gives up following a call's redirections, before the last answer. */
+const GAVE_UP = /^Too many Cluster redirections\. Last error: (?:\w*Error: )?/;
+
+/**
+ * The answer of a Cluster whose slot is on the move, which a client gave up on
+ * or does not follow: MOVED, ASK or TRYAGAIN, also as the last answer of
+ * ioredis's `Too many Cluster redirections`. Undefined for any other error,
+ * CLUSTERDOWN among them (a master failing, not a slot moving: it counts
+ * against the breaker as a failure of the store).
+ */
+export function slotMoveOf(error: unknown): Redirection | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const message = error.message.replace(GAVE_UP, '');
+  if (message.startsWith('TRYAGAIN')) return { kind: 'retry' };
+  if (message.startsWith('MOVED ') || message.startsWith('ASK ')) return redirectionOf(new Error(message));
+  return undefined;
+}
+
+/**
+ * The pause before the `retry`-th new call (from 1) of a call refused because
+ * its slot moves, made through the client again (which follows the slot):
+ * none after MOVED, which the client follows to the new master, otherwise 10
+ * ms, doubling, at most 100 ms; undefined when `error` says no slot moves.
+ */
+export function pauseAfterSlotMove(error: unknown, retry: number): number | undefined {
+  const move = slotMoveOf(error);
+  if (move === undefined) return undefined;
+  return move.kind === 'moved' && retry === 1 ? 0 : Math.min(100, 10 * 2 ** (retry - 1));
+}
