@@ -20,9 +20,9 @@ app.use(
 app.get('/api/hello', (_req, res) => {
   res.json({ hello: 'world' });
 });
+const server = app.listen(Number(process.env.PORT ?? 3000)); // try: curl -i localhost:3000/api/hello
 // docs:end
 
-const server = app.listen(0, '127.0.0.1');
 await once(server, 'listening');
 const { port } = server.address() as AddressInfo;
 for (let request = 1; request <= 3; request++) {
