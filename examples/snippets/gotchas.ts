@@ -63,4 +63,26 @@ const userId = 42;
   // docs:end
 }
 
+{
+  // docs:begin units
+  // Bad: a number is milliseconds: a 60 ms window, 3 ms apart (the limiter warns once: did you mean '60s'?).
+  // const limiter = new RollingRateLimiter({ client, namespace: 'units', interval: 60, maxInInterval: 5, minDifference: 3 });
+  // Good: write the unit.
+  const limiter = new RollingRateLimiter({ client, namespace: 'units', interval: '60s', maxInInterval: 5, minDifference: '3s' });
+  // docs:end
+  console.log(await limiter.limit(id));
+}
+
+{
+  // docs:begin cost
+  const tokens = new RollingRateLimiter({ client, namespace: 'tokens', interval: '1m', maxCostInInterval: 30_000, countBlocked: false });
+  // Bad: an attempt on a budget without its cost is a TypeError (it would otherwise weigh 1 token, unnoticed).
+  await tokens.limit(id).catch((error: unknown) => console.log(String(error).split(':')[0]));
+  // Good: say what each attempt weighs, or declare what an attempt without a cost weighs.
+  await tokens.limit(id, { cost: 1_200 });
+  const calls = new RollingRateLimiter({ client, namespace: 'calls', interval: '1m', maxCostInInterval: 30_000, defaultCost: 1_000 });
+  await calls.limit(id); // weighs 1,000
+  // docs:end
+}
+
 await client.quit();
