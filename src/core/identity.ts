@@ -96,11 +96,12 @@ export function actionRecordsKey(key: string): string {
 }
 
 /**
- * The weights of a cost tier's Redis key, in its hash slot: a hash of each record's cost by its member, and under
- * the field `total` the sum of them all (the decide script's third key of a tier that counts cost).
+ * The weights of a cost tier's Redis key, in its hash slot: a hash of each record's cost by its member, and the sums
+ * `live`, `anon` and `pastAt` (the decide script's third key of a tier that counts cost). Since 0.6.0 under `:c`: the
+ * hash under `:w`, with the sums of 0.5 and earlier, is never read.
  */
 export function recordWeightsKey(key: string): string {
-  return `${key}:w`;
+  return `${key}:c`;
 }
 
 /** The member of an admitted action (its id as stored). */

@@ -170,9 +170,9 @@ describe('budgets under abuse: weights that cannot be trusted are counted again 
 
   const corruptions: [string, (client: Redis, weights: string) => Promise<unknown>][] = [
     ['deleted (a cleanup script, an evicting server)', (client, weights) => client.del(weights)],
-    ['without its total', (client, weights) => client.hdel(weights, 'total')],
-    ['with a total that is not a number', (client, weights) => client.hset(weights, 'total', 'lots')],
-    ['with a total of 0', (client, weights) => client.hset(weights, 'total', '0', 'seal', '0')],
+    ['without its live sum', (client, weights) => client.hdel(weights, 'live')],
+    ['with a live sum that is not a number', (client, weights) => client.hset(weights, 'live', 'lots')],
+    ['with a pastAt of 0 (no stamp)', (client, weights) => client.hset(weights, 'pastAt', '0', 'live', '0')],
   ];
   for (const [what, corrupt] of corruptions) {
     it(`a weights hash ${what} admits nothing more in the window, and the id decides exactly once it has passed`, async () => {
@@ -182,7 +182,7 @@ describe('budgets under abuse: weights that cannot be trusted are counted again 
       now.at += 1_000_000;
       expect(await budget.limit('user', { cost: 40 })).to.equal(false);
       const key = keyOf(budget.namespace, 'user');
-      await corrupt(connection.client, `${key}:w`);
+      await corrupt(connection.client, `${key}:c`);
       // 0.4.3 trusted what was left: 100 more admitted in the same window (200 in every later one for a lost total).
       for (let i = 0; i < 5; i += 1) {
         now.at += 1_000_000;
@@ -199,7 +199,7 @@ describe('budgets under abuse: weights that cannot be trusted are counted again 
     const now = { at: t0 };
     const budget = budgetOf(now);
     expect(await budget.limit('user', { cost: 50 })).to.equal(false);
-    await connection.client.hset(`${keyOf(budget.namespace, 'user')}:w`, 'pastAt', String(t0 + 86_400_000_000));
+    await connection.client.hset(`${keyOf(budget.namespace, 'user')}:c`, 'pastAt', String(t0 + 86_400_000_000));
     now.at += 1_000_000;
     expect(await budget.limitWithInfo('user', { cost: 50 })).to.include({ blocked: false, costRemaining: 0 });
     expect(await budget.limit('user', { cost: 1 })).to.equal(true);

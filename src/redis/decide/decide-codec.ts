@@ -29,9 +29,26 @@ export const HEADER_FIELDS = ['tiers', 'now', 'member', 'actionId'] as const;
 /** The keys of each tier in KEYS, in order; a tier whose rule counts actions sends all but the last. */
 export const KEY_FIELDS = ['key', 'actions', 'weights'] as const;
 /** The fields each tier adds to its decision in ARGV, after the header, in order; a tier whose rule counts actions sends all but the last. */
-export const TIER_FIELDS = ['rule', 'cutoff', 'cost'] as const;
+export const TIER_FIELDS = ['rule', 'cutoff', 'forget', 'cost'] as const;
 /** The fields of a rule in ARGV, at the end of the call, in order. */
 export const RULE_FIELDS = ['interval', 'max', 'gap', 'countBlocked', 'ttl', 'countsCost'] as const;
+
+/**
+ * The values the reply holds, in order: per decision (`now` only on Redis's clock), then per tier by its kind, each
+ * present where the script's header says (a value that does not exist reads -1). The readers below read them in
+ * this order; test/architecture/decide-contract.test.ts holds these lists equal to the header's reply block.
+ */
+export const REPLY_FIELDS = {
+  decision: ['verdict', 'now'],
+  actions: {
+    attempt: ['count', 'countAfter', 'newest', 'newestAfter', 'fitsAfter'],
+    dryRun: ['count', 'newest', 'kMinus1thNewest', 'kthNewest'],
+  },
+  cost: {
+    attempt: ['count', 'countAfter', 'newest', 'newestAfter', 'fitsAfter'],
+    dryRun: ['count', 'countAfter', 'newest', 'newestAfter', 'fitsAfter'],
+  },
+} as const;
 
 /**
  * A decision's first value in the reply: how it was decided, or (negative) why it alone failed and recorded nothing:
@@ -50,17 +67,6 @@ export function callSizeOf(decision: ScriptDecision): number {
   return size;
 }
 
-/**
- * Whether the script decides `decision` on its short path (it checks the same itself): one tier, an attempt without
- * an action id on the caller's clock, under a rule with no gap and a max above 1. Such a decision never reads max(S)
- * or the time as a number.
- */
-export function takesShortPath(decision: ScriptDecision): boolean {
-  if (decision.dryRun || decision.actionId !== undefined || decision.now === undefined || decision.tiers.length !== 1) return false;
-  const { rule } = decision.tiers[0] as Tier;
-  return rule.minDifferenceUs === 0 && rule.maxInInterval > 1 && !rule.countsCost;
-}
-
 /** The keys and arguments of one call of the decide script over `decisions`, in its layout. */
 export function encodeCall(decisions: readonly ScriptDecision[]): { keys: string[]; args: (string | number)[] } {
   const keys: string[] = [];
@@ -76,8 +82,12 @@ export function encodeCall(decisions: readonly ScriptDecision[]): { keys: string
       keys.push(tier.key, actionRecordsKey(tier.key));
       let place = rules.indexOf(rule);
       if (place < 0) place = rules.push(rule) - 1;
-      // rule, cutoff
-      args.push(RULE_FIELDS.length * place, now === undefined ? '' : `(${now - rule.intervalUs}`);
+      // rule, cutoff, forget (the writer's own horizon, in whole milliseconds as the script counts it)
+      args.push(
+        RULE_FIELDS.length * place,
+        now === undefined ? '' : `(${now - rule.intervalUs}`,
+        now === undefined ? '' : now - 1000 * microsecondsToWholeMillisecondsUp(retentionUs(rule)),
+      );
       if (rule.countsCost) {
         // weights; cost
         keys.push(recordWeightsKey(tier.key));

@@ -30,4 +30,5 @@ while at <= #ARGV do
 end
 return replies
 `,
+  '3a04304b843911c6b51aa6401ad361f2c909365b',
 );

@@ -24,4 +24,5 @@ export const CLEAR_SCRIPT = defineScript(
   'clear',
   `return redis.call('DEL', unpack(KEYS))
 `,
+  '8a13a18bd8eb95c5330493f0d2085aa9bc84a32d',
 );

@@ -3,7 +3,7 @@ import { defineScript } from './redis-script.js';
 /**
  * `settle`: sets the cost of an admitted action in every tier of one id that counts cost, in one atomic step
  * (docs/semantics.md, "Costs"). A tier settles the action only when its window still holds the admitted record;
- * its weights' running sums move by the difference, so the next decision weighs the window as settled.
+ * its weights' live sum moves by the difference (for a record after pastAt), so the next decision weighs the window as settled.
  */
 export const SETTLE_SCRIPT = defineScript(
   'settle',
@@ -11,9 +11,9 @@ export const SETTLE_SCRIPT = defineScript(
 --
 -- KEYS, per tier that counts cost (all in one hash slot):
 --   key        the tier's sorted set of records
---   weights    its weights: each record's cost by its member, and running sums of them: 'total' (every record),
---              'past' (those stamped at or before 'pastAt'), 'seal' (the total the sums were written with, moved
---              with it); an admitted action is never among 'anon'
+--   weights    its weights: each record's cost by its member, and 'live', the weight of the records stamped after
+--              'pastAt' (or of every record, without a pastAt), which a settlement moves for such a record only;
+--              an admitted action is never among 'anon'
 -- ARGV:
 --   member     the admitted action's member: '+' and its action id
 --   cost       what the action used: an integer from 0
@@ -22,9 +22,9 @@ export const SETTLE_SCRIPT = defineScript(
 --     interval   microseconds: the record must be stamped after now - interval
 --
 -- Reply: in how many tiers the action was settled (0: none held it admitted in its window, and nothing changed), or
--- -1 when the settlement would make a tier's records weigh more than SETTLED_LIMIT (2^51: with what attempts may add,
--- they stay below 2^52, where the decide script stops recording, far from 2^53, where sums stop counting by ones),
--- and nothing changed.
+-- -1 when the settlement would make a tier's live records weigh more than SETTLED_LIMIT (2^51: with what attempts may
+-- add, they stay below 2^52, where the decide script stops recording, far from 2^53, where sums stop counting by
+-- ones), and nothing changed.
 
 local SETTLED_LIMIT = 2251799813685248
 local member, cost, nowText = ARGV[1], ARGV[2] + 0, ARGV[3]
@@ -39,28 +39,27 @@ else
 end
 
 -- First what each tier would change (nothing is written unless every tier can take it), then the changes.
-local stampOf, changeOf, settled = {}, {}, 0
+local changeOf, liveOf, settled = {}, {}, 0
 for i = 1, #KEYS, 2 do
   local key, weights, interval = KEYS[i], KEYS[i + 1], ARGV[3 + (i + 1) / 2] + 0
   local stamp = redis.call('ZSCORE', key, member)
   if stamp and stamp + 0 > now - interval then
-    local change = cost - (tonumber(redis.call('HGET', weights, member)) or 0)
-    if change > 0 and (tonumber(redis.call('HGET', weights, 'total')) or 0) + change > SETTLED_LIMIT then return -1 end
-    stampOf[i], changeOf[i] = stamp + 0, change
+    local held = redis.call('HMGET', weights, member, 'live', 'pastAt')
+    local change, pastAt = cost - (tonumber(held[1]) or 0), tonumber(held[3])
+    local live = not pastAt or stamp + 0 > pastAt
+    if change > 0 and live and (tonumber(held[2]) or 0) + change > SETTLED_LIMIT then return -1 end
+    changeOf[i], liveOf[i] = change, live
     settled = settled + 1
   end
 end
 for i = 1, #KEYS, 2 do
   local change, weights = changeOf[i], KEYS[i + 1]
   if change and change ~= 0 then
-    local text = string.format('%d', change)
     redis.call('HSET', weights, member, ARGV[2])
-    redis.call('HINCRBY', weights, 'total', text)
-    if redis.call('HEXISTS', weights, 'seal') == 1 then redis.call('HINCRBY', weights, 'seal', text) end
-    local pastAt = tonumber(redis.call('HGET', weights, 'pastAt'))
-    if pastAt and stampOf[i] <= pastAt then redis.call('HINCRBY', weights, 'past', text) end
+    if liveOf[i] then redis.call('HINCRBY', weights, 'live', string.format('%d', change)) end
   end
 end
 return settled
 `,
+  '410c992e450fb0f3027333036e6c6b0c8944b55a',
 );

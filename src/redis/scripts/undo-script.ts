@@ -17,9 +17,9 @@ export const UNDO_SCRIPT = defineScript(
 --   key        the tier's sorted set of records
 --   actions    its action records (actionRecordsKey): the records that carry an action id
 --   weights    its weights, on a tier that counts cost (recordWeightsKey; absent otherwise): each record's cost, and
---              running sums of them: 'total' (every record), 'past' (those stamped at or before 'pastAt'), and
---              'seal' (the total the sums were written with, moved with it); an admitted action is never among
---              'anon' (the records without an action id)
+--              'live', the weight of the records stamped after 'pastAt' (or of every record, without a pastAt),
+--              which an undo moves for such a record only; an admitted action is never among 'anon' (the records
+--              without an action id)
 -- ARGV:
 --   member     the admitted action's member: '+' and its action id
 --
@@ -32,15 +32,12 @@ for i = 1, #KEYS, 3 do
   if stamp then
     redis.call('ZREM', KEYS[i], ARGV[1])
     local weights = KEYS[i + 2]
-    local weight = tonumber(redis.call('HGET', weights, ARGV[1]))
+    local held = redis.call('HMGET', weights, ARGV[1], 'pastAt')
+    local weight, pastAt = tonumber(held[1]), tonumber(held[2])
     if weight then
       redis.call('HDEL', weights, ARGV[1])
-      if weight ~= 0 then
-        local minus = string.format('%d', -weight)
-        redis.call('HINCRBY', weights, 'total', minus)
-        if redis.call('HEXISTS', weights, 'seal') == 1 then redis.call('HINCRBY', weights, 'seal', minus) end
-        local pastAt = tonumber(redis.call('HGET', weights, 'pastAt'))
-        if pastAt and stamp + 0 <= pastAt then redis.call('HINCRBY', weights, 'past', minus) end
+      if weight ~= 0 and (not pastAt or stamp + 0 > pastAt) then
+        redis.call('HINCRBY', weights, 'live', string.format('%d', -weight))
       end
     end
     removed = removed + 1
@@ -48,4 +45,5 @@ for i = 1, #KEYS, 3 do
 end
 return removed
 `,
+  '988bb1fbada27529a1387139def46f3359c8fb94',
 );

@@ -1,4 +1,4 @@
-// The decide script's short path (takesShortPath: one tier, an attempt
+// The decide script's short path (test/support/short-path.ts: one tier, an attempt
 // without an action id on the caller's clock, a rule with no gap and a max
 // above 1) against its general path, on real Redis: the same calls, the
 // second to a copy of the script whose short path is switched off, so that
@@ -11,7 +11,8 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import type { WindowRule } from '../../../src/core/decision-model.js';
 import type { Tier } from '../../../src/core/store.js';
-import { encodeCall, takesShortPath, type ScriptDecision } from '../../../src/redis/decide/decide-codec.js';
+import { encodeCall, type ScriptDecision } from '../../../src/redis/decide/decide-codec.js';
+import { takesShortPath } from '../../support/short-path.js';
 import { DECIDE_SCRIPT } from '../../../src/redis/decide/decide-script.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { SeededRandom } from '../../support/random.js';

@@ -150,4 +150,5 @@ for _, s in ipairs(judged) do
 end
 return reply
 `,
+  'bdf9e00b60d3c144e6ec938d9988c03b86b2514a',
 );
