@@ -5,11 +5,11 @@
 // (`--no-full-coverage`: `cluster-require-full-coverage no`, so that the
 // healthy masters do not answer CLUSTERDOWN during the election).
 
-import { CLUSTER_CLIENTS } from './cluster-clients.js';
+import { FAILOVER_CLUSTER_CLIENTS } from './cluster-clients.js';
 import { killMasterUnderLoad, type SideCount } from './master-kill.js';
 import { startRedisCluster } from './redis-cluster.js';
 
-const clients = CLUSTER_CLIENTS.filter((kind) => kind.name !== 'node-redis 4 createCluster');
+const clients = FAILOVER_CLUSTER_CLIENTS.filter((kind) => kind.name !== 'node-redis 4 createCluster');
 const requireFullCoverage = !process.argv.includes('--no-full-coverage');
 const cluster = await startRedisCluster({ replicasPerMaster: 1, nodeTimeoutMs: 3_000, requireFullCoverage });
 const describe = (side: SideCount): string =>

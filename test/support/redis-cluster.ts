@@ -448,3 +448,22 @@ async function useCluster(external: string | undefined, binary: ServerBinary): P
     stop: async () => {},
   };
 }
+
+/**
+ * Moves `slots` slots from the master `from` to the master `to` (node ids) as
+ * an operator does, with `redis-cli --cluster reshard` (keys moved `pipeline`
+ * at a time); resolves with its output, and rejects when it fails.
+ */
+export async function reshardWithRedisCli(
+  handle: Pick<RedisClusterHandle, 'rootNodes'>,
+  move: { readonly from: string; readonly to: string; readonly slots: number; readonly pipeline?: number },
+  timeoutMs = 300_000,
+): Promise<string> {
+  const seed = handle.rootNodes[0];
+  if (seed === undefined) throw new Error('no node to reshard through');
+  const args = ['--cluster', 'reshard', `${seed.host}:${seed.port}`, '--cluster-from', move.from, '--cluster-to', move.to];
+  args.push('--cluster-slots', String(move.slots), '--cluster-pipeline', String(move.pipeline ?? 10), '--cluster-yes');
+  const { code, output } = await runRedisCli('redis-server', args, timeoutMs);
+  if (code !== 0) throw new Error(`redis-cli --cluster reshard failed (code ${code}):\n${output}`);
+  return output;
+}

@@ -12,7 +12,7 @@
 // that wait longer than their timeout fail on healthy masters too, whatever
 // the client does (docs/guides/redis-cluster.md).
 
-import { CLUSTER_CLIENTS } from '../../support/cluster-clients.js';
+import { FAILOVER_CLUSTER_CLIENTS } from '../../support/cluster-clients.js';
 import { expectOneMasterFailed, killMasterUnderLoad } from '../../support/master-kill.js';
 import { startRedisCluster, type RedisClusterHandle } from '../../support/redis-cluster.js';
 
@@ -26,7 +26,7 @@ describe('a circuit breaker per master of a real Redis Cluster (3 masters, 3 rep
   });
   after(async () => cluster?.stop());
 
-  for (const clientKind of CLUSTER_CLIENTS.filter((kind) => kind.name !== 'node-redis 4 createCluster')) {
+  for (const clientKind of FAILOVER_CLUSTER_CLIENTS.filter((kind) => kind.name !== 'node-redis 4 createCluster')) {
     it(`${clientKind.name}: a SIGKILLed master fails no call on the ids of the healthy masters, batched or not`, async () => {
       if (cluster === undefined) throw new Error('no cluster');
       const report = await killMasterUnderLoad(cluster, clientKind, { batches: [false, true] });

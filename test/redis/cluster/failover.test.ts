@@ -19,7 +19,7 @@
 import { expect } from 'chai';
 import { setTimeout as delay } from 'node:timers/promises';
 import { RollingRateLimiter } from '../../../src/index.js';
-import { CLUSTER_CLIENTS } from '../../support/cluster-clients.js';
+import { FAILOVER_CLUSTER_CLIENTS } from '../../support/cluster-clients.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';
 import { slotOwners, startRedisCluster, type RedisClusterHandle } from '../../support/redis-cluster.js';
 import { idsInSlot, masterServingSlot, ownerOfSlot } from '../../support/slot-migration.js';
@@ -63,7 +63,7 @@ describe('failover of a master of a real Redis Cluster (3 masters, 3 replicas)',
     return cluster;
   };
 
-  CLUSTER_CLIENTS.forEach((clientKind, index) => {
+  FAILOVER_CLUSTER_CLIENTS.forEach((clientKind, index) => {
     it(`${clientKind.name}: works again within the breaker's cooldown + 1.5 s of the replica's promotion after the master of its ids is SIGKILLed`, async () => {
       const slot = (firstSlots[index] as number) + 100;
       const ids = idsInSlot(slot, IDS);

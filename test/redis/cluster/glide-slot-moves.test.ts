@@ -1,6 +1,6 @@
 // Slot moves on a real 3-master Redis Cluster (test/support/slot-move-scenarios.ts),
-// with Valkey GLIDE's `GlideClusterClient`: no call fails while a slot moves
-// under concurrent callers, and every operation works right after a move.
+// with Valkey GLIDE's `GlideClusterClient`: every operation works right after a
+// move (calls while slots move, under load: resharding.test.ts).
 // And the master the adapter names for a slot (its circuit breaker's domain)
 // follows a move within about a second.
 
