@@ -109,6 +109,7 @@ local rules = {
   ARGV[rulesAt + rule_countsCost] == '1',
 }
 local anyCostTier = rules[rule_countsCost]
+local anyActionTier = not anyCostTier
 for o = rule_width, #ARGV - rulesAt - 1, rule_width do
   local a = rulesAt + o
   -- One field at a time, in order (Lua assigns a multiple assignment from its last target): the table grows as an
@@ -120,6 +121,7 @@ for o = rule_width, #ARGV - rulesAt - 1, rule_width do
   rules[o + rule_ttl] = ARGV[a + rule_ttl] + 0
   rules[o + rule_countsCost] = ARGV[a + rule_countsCost] == '1'
   anyCostTier = anyCostTier or rules[o + rule_countsCost]
+  anyActionTier = anyActionTier or not rules[o + rule_countsCost]
 end
 
 local reply, r = {}, 0
@@ -154,7 +156,7 @@ while a0 < rulesAt do
     local key, actions, countBlocked, ttl = KEYS[k0 + keys_key], KEYS[k0 + keys_actions], rules[o + rule_countBlocked], rules[o + rule_ttl]
     local ttlText, last = ARGV[rulesAt + o + rule_ttl], t0 + tier_width - 1 >= rulesAt
     -- The key's rank 0: its mark (which tells its type and kind too) and the horizon it holds, the longest of its
-    -- writers' (as markedHorizon reads it, below); nothing on a new key, which has nothing to count or forget.
+    -- writers' (as openTier reads it, below); nothing on a new key, which has nothing to count or forget.
     local first, marked = tryCall('ZRANGE', key, '0', '0', 'WITHSCORES'), 0
     if first[1] == MARK_OF_ACTIONS then marked = first[2] == ttlText and ttl or first[2] + 0 end
     local failed = first.err and WRONG_TYPE or first[1] == MARK_OF_COST and OTHER_KIND
@@ -272,23 +274,77 @@ end
 ---------------------------------------------------------------------------------------------------------------------
 -- Tiers that count actions: each record weighs 1, and |S| is W(S).
 
--- What the general path holds of each tier of the decision at hand, by tier, in arrays made once per call (reading
--- one at a tier is one instruction of Lua): its kind, its first key, its rule's offset, the cutoff and forget stamps
--- as text, the key's horizon, the one its mark held and whether the key was empty, |S|, whether the key held records,
--- and max(S); a tier that counts cost also its ledger, its cost and W(S) (false elsewhere). Each is made at the size
--- of a stack of three tiers (per second, minute and day): filling them grows none.
-local kindOf, keyOf, ruleOf, cutoffOf, forgetOf, horizonOf, markedOf, emptyOf, countOf, heldOf, newestOf
-local ledgerOf, costOf, weightOf
 -- The tier kinds, by whether their rule counts cost; each has how many keys and fields a tier sends, its mark,
--- whether a max of 1 reads max(S), and its steps: open (what it reads beyond |S|, or the decision's failure),
--- weigh (step 1 on an attempt, and what S weighs with the attempt, how many records it forgot, and whether
--- recording would pass SUM_LIMIT), finish (step 5 and the reply on an attempt, the reply on a dry run), abandon (a
--- decision that failed after weigh). A new kind is one more section and one more entry here.
+-- whether a max of 1 reads max(S), and its steps, each given the tier (below): open (what it reads beyond |S|, or
+-- the decision's failure), weigh (step 1 on an attempt, and what S weighs with the attempt, how many records it
+-- forgot, and whether recording would pass SUM_LIMIT), finish (step 5 and the reply on an attempt, the reply on a
+-- dry run), abandon (a decision that failed after weigh). A new kind is one more section and one more entry here.
 local ACTIONS, COST, KINDS, floodBound
--- Steps every kind shares (made with the general path).
-local markedHorizon, openTier, expire, addRecord, newestAfter, writeActionIds, unweigh
+-- Steps every kind shares (made with the general path), and the tiers of the decision at hand.
+local openTier, expire, addRecord, writeActionIds, unweigh, tierOf
 
 if general then
+  ACTIONS = { keys = keys_width - 1, fields = tier_width - 1, mark = MARK_OF_ACTIONS, other = MARK_OF_COST, newestOfOne = true }
+  COST = { keys = keys_width, fields = tier_width, mark = MARK_OF_COST, other = MARK_OF_ACTIONS, newestOfOne = false }
+  KINDS, tierOf = { [false] = ACTIONS, [true] = COST }, {}
+
+  -- Opens a tier of the decision, its keys from k and its fields from t: the key's rank 0, its mark (which tells the
+  -- key's type and kind too, as the short path reads it) and the horizon it holds (the longest of its writers'), the
+  -- cutoff and forget stamps (on Redis's clock the call is stamped as it runs; either way it keeps what a call in
+  -- flight may count, for the key's horizon), and |S|; then what its kind reads. Returns the tier, one table that the
+  -- steps read and fill (from the rule: max, gap, countBlocked; then held, newest, and on a tier that counts cost its
+  -- ledger, cost and W(S)), or why the decision fails.
+  openTier = function(kind, k, t)
+    local o, key = ARGV[t + tier_rule] + 0, KEYS[k + keys_key]
+    local ttl, first, marked = rules[o + rule_ttl], tryCall('ZRANGE', key, '0', '0', 'WITHSCORES'), 0
+    if first.err or (actionId ~= '' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number') then return WRONG_TYPE end
+    if first[1] == kind.other then return OTHER_KIND end
+    if first[1] == kind.mark then marked = first[2] == ARGV[rulesAt + o + rule_ttl] and ttl or first[2] + 0 end
+    local horizon, cutoff, forget = marked > ttl and marked or ttl, ARGV[t + tier_cutoff], ARGV[t + tier_forget]
+    if cutoff == '' then cutoff = '(' .. format('%d', now - rules[o + rule_interval]) end
+    if forget == '' or horizon ~= ttl then forget = format('%d', now - 1000 * horizon) end
+    local tier = {
+      kind = kind, key = key, actions = KEYS[k + keys_actions], weights = kind.keys == keys_width and KEYS[k + keys_weights],
+      o = o, max = rules[o + rule_max], gap = rules[o + rule_gap], countBlocked = rules[o + rule_countBlocked],
+      cutoff = cutoff, forget = forget, horizon = horizon, marked = marked, empty = first[1] == nil,
+      count = first[1] and call('ZCOUNT', key, cutoff, '+inf') or 0,
+      held = false, newest = -1, ledger = false, cost = kind.keys == keys_width and ARGV[t + tier_cost] + 0, weight = 0,
+    }
+    return kind.open and kind.open(tier) or tier
+  end
+
+  -- Gives a tier's keys their TTL: the key and its weights (a cost tier's) the key's horizon, and its companion one
+  -- more millisecond, so that it outlives the key, wherever the flood bound may read it (a rule that counts blocked
+  -- attempts, on a key that held records) or the decision wrote to it.
+  expire = function(tier)
+    local horizon, o, key, actions, weights = tier.horizon, tier.o, tier.key, tier.actions, tier.weights
+    local ttl = horizon == rules[o + rule_ttl] and ARGV[rulesAt + o + rule_ttl] or format('%d', horizon)
+    local actionTtl = (actionId ~= '' or tier.countBlocked and tier.held) and format('%d', horizon + 1)
+    if last or rules[o + rule_interval] >= LONG_INTERVAL then
+      call('PEXPIRE', key, ttl)
+      if actionTtl then call('PEXPIRE', actions, actionTtl) end
+      if weights then call('PEXPIRE', weights, ttl) end
+    else
+      ttlAtEnd = ttlAtEnd or {}
+      ttlAtEnd[key] = ttl
+      if actionTtl then ttlAtEnd[actions] = actionTtl end
+      if weights then ttlAtEnd[weights] = ttl end
+    end
+  end
+
+  -- Records the attempt's member on a tier's key at now, with the kind's mark where this writer's horizon is longer
+  -- than the one the key holds (one ZADD: most new keys take both). Returns 1 when the member is new, 0 when the key
+  -- held it.
+  addRecord = function(tier)
+    local marked, o = tier.marked, tier.o
+    if marked >= rules[o + rule_ttl] then return call('ZADD', tier.key, nowText, member) end
+    return call('ZADD', tier.key, ARGV[rulesAt + o + rule_ttl], tier.kind.mark, nowText, member) - (marked == 0 and 1 or 0)
+  end
+
+end
+
+-- The steps of a tier that counts actions, made only for a call with one off the short path.
+if general and anyActionTier then
   -- The flood bound (docs/semantics.md, "Memory per key"), after a write that left count records in the window
   -- (more than max): keep what a later decision could still tell apart, whatever is undone or cleared later: every
   -- admitted action, the newest max records without an action id, and the blocked actions newer than the max-th
@@ -319,100 +375,20 @@ if general then
     removeAll('ZREM', key, (blockedUpTo(actions, floor)))
   end
 
-
-  ACTIONS = { keys = keys_width - 1, fields = tier_width - 1, mark = MARK_OF_ACTIONS, newestOfOne = true }
-  COST = { keys = keys_width, fields = tier_width, mark = MARK_OF_COST, newestOfOne = false }
-  KINDS = { [false] = ACTIONS, [true] = COST }
-  kindOf, keyOf, ruleOf, cutoffOf = { false, false, false }, { false, false, false }, { false, false, false }, { false, false, false }
-  forgetOf, horizonOf, markedOf, emptyOf = { false, false, false }, { false, false, false }, { false, false, false }, { false, false, false }
-  countOf, heldOf, newestOf = { false, false, false }, { false, false, false }, { false, false, false }
-  ledgerOf, costOf, weightOf = { false, false, false }, { false, false, false }, { false, false, false }
-
-  -- The horizon a key's mark holds, in milliseconds, for a tier whose mark is mark and whose rule is at o (0 where the
-  -- key has none yet), and whether the key is empty (no record, no mark), from its rank 0 (one command, which tells a
-  -- new key too: bench case 'default path'); false when the key holds another type, nil when it holds the other
-  -- kind's mark.
-  markedHorizon = function(key, mark, o)
-    local first = tryCall('ZRANGE', key, '0', '0', 'WITHSCORES')
-    if first.err then return false end
-    if first[1] == mark then
-      -- Most often as this writer gave it: the number is the rule's own.
-      if first[2] == ARGV[rulesAt + o + rule_ttl] then return rules[o + rule_ttl], false end
-      return first[2] + 0, false
-    end
-    if first[1] == (mark == MARK_OF_COST and MARK_OF_ACTIONS or MARK_OF_COST) then return nil end
-    return 0, first[1] == nil
-  end
-
-  -- Opens tier i of the decision, its keys from k and its fields from t: the key's mark (its type and kind), its
-  -- horizon, the cutoff and forget stamps (on Redis's clock the call is stamped as it runs; either way it keeps what a
-  -- call in flight may count, for the key's horizon), and |S|; then what its kind reads. Returns why the decision
-  -- fails, or false.
-  openTier = function(i, kind, k, t)
-    local o, key = ARGV[t + tier_rule] + 0, KEYS[k + keys_key]
-    local marked, empty = markedHorizon(key, kind.mark, o)
-    if marked == false or (actionId ~= '' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number') then return WRONG_TYPE end
-    if marked == nil then return OTHER_KIND end
-    local ttl = rules[o + rule_ttl]
-    local horizon, cutoff, forget = marked > ttl and marked or ttl, ARGV[t + tier_cutoff], ARGV[t + tier_forget]
-    if cutoff == '' then cutoff = '(' .. format('%d', now - rules[o + rule_interval]) end
-    if forget == '' or horizon ~= ttl then forget = format('%d', now - 1000 * horizon) end
-    ruleOf[i], cutoffOf[i], forgetOf[i], horizonOf[i], markedOf[i], emptyOf[i] = o, cutoff, forget, horizon, marked, empty
-    countOf[i] = empty and 0 or call('ZCOUNT', key, cutoff, '+inf')
-    return kind.open and kind.open(i, k, t) or false
-  end
-
-  -- Gives a tier's keys their TTL: the key and its weights (where weights is given) the key's horizon, and its
-  -- companion one more millisecond, so that it outlives the key, wherever the flood bound may read it (a rule that
-  -- counts blocked attempts, on a key that held records) or the decision wrote to it.
-  expire = function(i, key, actions, weights)
-    local horizon, o = horizonOf[i], ruleOf[i]
-    local ttl = horizon == rules[o + rule_ttl] and ARGV[rulesAt + o + rule_ttl] or format('%d', horizon)
-    local actionTtl = (actionId ~= '' or rules[o + rule_countBlocked] and heldOf[i]) and format('%d', horizon + 1)
-    if last or rules[o + rule_interval] >= LONG_INTERVAL then
-      call('PEXPIRE', key, ttl)
-      if actionTtl then call('PEXPIRE', actions, actionTtl) end
-      if weights then call('PEXPIRE', weights, ttl) end
-    else
-      ttlAtEnd = ttlAtEnd or {}
-      ttlAtEnd[key] = ttl
-      if actionTtl then ttlAtEnd[actions] = actionTtl end
-      if weights then ttlAtEnd[weights] = ttl end
-    end
-  end
-
-  -- Records the attempt's member on a tier's key at now, with the kind's mark where this writer's horizon is longer
-  -- than the one the key holds (one ZADD: bench case 'cost tier', where most new keys take both). Returns 1 when the
-  -- member is new, 0 when the key held it.
-  addRecord = function(i, key, mark)
-    local o, marked = ruleOf[i], markedOf[i]
-    if marked >= rules[o + rule_ttl] then return call('ZADD', key, nowText, member) end
-    return call('ZADD', key, ARGV[rulesAt + o + rule_ttl], mark, nowText, member) - (marked == 0 and 1 or 0)
-  end
-
-  -- max(S') where the rule reads it, after the attempt was recorded: the key's newest where an action's records
-  -- were replaced (countAfter records in the window), else the later of max(S) and now.
-  newestAfter = function(key, newest, countAfter)
-    if actionId ~= '' then return countAfter > 0 and scoreAt(key, '-1') or -1 end
-    return now > newest and now or newest
-  end
-
-  ACTIONS.weigh = function(i)
+  -- Step 1 on an attempt: forget the records stamped at or before now less the key's horizon, from the companion
+  -- too, so that it never holds a record the key no longer does.
+  ACTIONS.weigh = function(tier)
     local dropped = 0
-    if record then
-      -- Step 1: forget the records stamped at or before now less the key's horizon, from the companion too, so that
-      -- it never holds a record the key no longer does.
-      local k, upTo = keyOf[i], forgetOf[i]
-      if not emptyOf[i] then dropped = call('ZREMRANGEBYSCORE', KEYS[k + keys_key], STAMPS_FROM, upTo) end
-      if dropped > 0 then tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', upTo) end
+    if record and not tier.empty then
+      dropped = call('ZREMRANGEBYSCORE', tier.key, STAMPS_FROM, tier.forget)
+      if dropped > 0 then tryCall('ZREMRANGEBYSCORE', tier.actions, '-inf', tier.forget) end
     end
-    return countOf[i] + 1, dropped, false
+    return tier.count + 1, dropped, false
   end
 
-  ACTIONS.finish = function(i)
-    local k, o, count, newest = keyOf[i], ruleOf[i], countOf[i], newestOf[i]
-    local key, max = KEYS[k + keys_key], rules[o + rule_max]
-    local readsNewest = rules[o + rule_gap] > 0 or max == 1
+  ACTIONS.finish = function(tier)
+    local key, actions, count, newest, max = tier.key, tier.actions, tier.count, tier.newest, tier.max
+    local readsNewest = tier.gap > 0 or max == 1
     if not record then
       -- A dry run: the (k-1)-th and k-th newest of S.
       local nearlyFull, full, kMinus1thNewest, kthNewest = max > 1 and count >= max - 1, count >= max, -1, -1
@@ -428,13 +404,14 @@ if general then
       if full then reply[r + 1], r = kthNewest, r + 1 end
       return
     end
-    local countAfter, after, actions = count, newest, KEYS[k + keys_actions]
-    if not replayed and (passes or rules[o + rule_countBlocked]) then
-      countAfter = countAfter - writeActionIds(i, key, actions) + addRecord(i, key, MARK_OF_ACTIONS)
+    local countAfter, after = count, newest
+    if not replayed and (passes or tier.countBlocked) then
+      countAfter = countAfter - writeActionIds(tier) + addRecord(tier)
       -- The flood bound keeps the newest max records of the window, and more: |S'| stays at least max.
       if countAfter > max then floodBound(key, actions, max, countAfter) end
-      if readsNewest then after = newestAfter(key, newest, countAfter) end
-      expire(i, key, actions)
+      -- max(S'): the key's newest where an action's records were replaced, else the later of max(S) and now.
+      if readsNewest then after = actionId ~= '' and (countAfter > 0 and scoreAt(key, '-1') or -1) or math.max(now, newest) end
+      expire(tier)
     end
     reply[r + 1], reply[r + 2], r = count, countAfter, r + 2
     if readsNewest then reply[r + 1], reply[r + 2], r = newest, after, r + 2 end
@@ -595,40 +572,37 @@ if general and anyCostTier then
   -- without records (its mark aside), or whole numbers, with pastAt a stamp no later than now plus the key's horizon
   -- (a call in flight may be stamped before a cutoff already weighed, never by more). A hash lost (deleted,
   -- evicted, expired apart from its key) beside records, or written by another hand, fails one of these.
-  COST.open = function(i, k, t)
-    local key, weights = KEYS[k + keys_key], KEYS[k + keys_weights]
-    local sums = tryCall('HMGET', weights, 'live', 'anon', 'pastAt')
+  COST.open = function(tier)
+    local sums = tryCall('HMGET', tier.weights, 'live', 'anon', 'pastAt')
     if sums.err then return WRONG_TYPE end
-    costOf[i] = ARGV[t + tier_cost] + 0
     local live, anon, pastAt = sumOf(sums[1]), sumOf(sums[2]), tonumber(sums[3])
-    if not (sums[1] or sums[2] or sums[3]) and (emptyOf[i] or call('ZCARD', key) == (markedOf[i] > 0 and 1 or 0)) then
+    if not (sums[1] or sums[2] or sums[3]) and (tier.empty or call('ZCARD', tier.key) == (tier.marked > 0 and 1 or 0)) then
       -- A tier without records: the ledger starts at 0, and its sums are written only with a first record.
-      ledgerOf[i] = { live = 0, anon = 0, fresh = true }
-    elseif live and anon and pastAt and pastAt >= STAMPS_FROM + 0 and pastAt <= now + 1000 * horizonOf[i] then
-      ledgerOf[i] = {
+      tier.ledger = { live = 0, anon = 0, fresh = true }
+    elseif live and anon and pastAt and pastAt >= STAMPS_FROM + 0 and pastAt <= now + 1000 * tier.horizon then
+      tier.ledger = {
         live = live, anon = anon, pastAt = pastAt, pastAtText = sums[3],
         readLive = live, readAnon = anon, readPastAt = pastAt, existed = true,
       }
     else
-      ledgerOf[i] = recount(key, weights, rules[ruleOf[i] + rule_max], cutoffOf[i]:sub(2), format('%d', horizonOf[i]))
+      tier.ledger = recount(tier.key, tier.weights, tier.max, tier.cutoff:sub(2), format('%d', tier.horizon))
     end
     return false
   end
 
   -- Step 1 on an attempt, in the ledger too, then W(S), moving pastAt up to the cutoff where an attempt crosses
   -- records (or the tier had none).
-  COST.weigh = function(i)
-    local k, ledger, cost = keyOf[i], ledgerOf[i], costOf[i]
-    local key, weights, atText = KEYS[k + keys_key], KEYS[k + keys_weights], cutoffOf[i]:sub(2)
+  COST.weigh = function(tier)
+    local key, weights, ledger, cost, atText = tier.key, tier.weights, tier.ledger, tier.cost, tier.cutoff:sub(2)
     local dropped, at, pastAt = 0, atText + 0, ledger.pastAt
     if record and not ledger.fresh then
-      local forgotten = call('ZRANGEBYSCORE', key, STAMPS_FROM, forgetOf[i], 'WITHSCORES')
+      local forgotten = call('ZRANGEBYSCORE', key, STAMPS_FROM, tier.forget, 'WITHSCORES')
       if #forgotten > 0 then
         local members, stamps = {}, {}
         for j = 1, #forgotten, 2 do members[#members + 1], stamps[#stamps + 1] = forgotten[j], forgotten[j + 1] end
         unweigh(weights, ledger, members, stamps)
-        call('ZREMRANGEBYSCORE', key, STAMPS_FROM, forgetOf[i])
-        tryCall('ZREMRANGEBYSCORE', KEYS[k + keys_actions], '-inf', forgetOf[i])
+        call('ZREMRANGEBYSCORE', key, STAMPS_FROM, tier.forget)
+        tryCall('ZREMRANGEBYSCORE', tier.actions, '-inf', tier.forget)
         dropped = #members
       end
     end
@@ -640,21 +614,20 @@ if general and anyCostTier then
       weight = weight - crossed
       if record and count > 0 then ledger.live, ledger.pastAt, ledger.pastAtText = weight, at, atText end
     else
-      weight = weight + weightBetween(weights, key, cutoffOf[i], ledger.pastAtText)
+      weight = weight + weightBetween(weights, key, tier.cutoff, ledger.pastAtText)
     end
-    weightOf[i] = weight
+    tier.weight = weight
     return weight + cost, dropped, record and (ledger.live + cost > SUM_LIMIT or ledger.anon + cost > SUM_LIMIT)
   end
 
-  COST.abandon = function(i)
-    -- Only what forgetting changed goes back, to weights that exist.
-    if ledgerOf[i].existed then closeLedger(KEYS[keyOf[i] + keys_weights], ledgerOf[i]) end
+  -- Only what forgetting changed goes back, to weights that exist.
+  COST.abandon = function(tier)
+    if tier.ledger.existed then closeLedger(tier.weights, tier.ledger) end
   end
 
-  COST.finish = function(i)
-    local k, o, ledger, cost, weight, newest = keyOf[i], ruleOf[i], ledgerOf[i], costOf[i], weightOf[i], newestOf[i]
-    local key, weights, max, cutoff = KEYS[k + keys_key], KEYS[k + keys_weights], rules[o + rule_max], cutoffOf[i]
-    local readsNewest, counted = rules[o + rule_gap] > 0, passes or rules[o + rule_countBlocked]
+  COST.finish = function(tier)
+    local key, weights, ledger, cost, weight, newest, max = tier.key, tier.weights, tier.ledger, tier.cost, tier.weight, tier.newest, tier.max
+    local readsNewest, counted = tier.gap > 0, passes or tier.countBlocked
     -- S' weighed (less what the flood bound removed of it: what a wait walks), max(S'), and a dry run's attempt.
     local weightAfter, walked, after, pending = weight, nil, newest, nil
     if not record then
@@ -663,32 +636,32 @@ if general and anyCostTier then
         if now > after then after = now end
       end
     else
-      local recorded, added, actions = not replayed and counted, nil, KEYS[k + keys_actions]
+      local recorded, added = not replayed and counted, nil
       if recorded then
-        local replaced, replacedWeight = writeActionIds(i, key, actions, weights, ledger)
+        local replaced, replacedWeight = writeActionIds(tier)
         weightAfter = weightAfter - replacedWeight
-        if addRecord(i, key, MARK_OF_COST) == 1 then
-          weightAfter = weightAfter + cost
+        if addRecord(tier) == 1 then
+          weightAfter, replaced = weightAfter + cost, replaced - 1
           if not ledger.pastAt or now > ledger.pastAt then ledger.live = ledger.live + cost end
           if not isAction(member) then ledger.anon = ledger.anon + cost end
           -- Its weight goes with the sums (one HSET: bench case 'cost tier'), or now where the flood bound or the
           -- wait reads it.
           if weightAfter > max - cost then call('HSET', weights, member, format('%d', cost)) else added = member end
-          replaced = replaced - 1
         end
         if not passes and weightAfter > max then
-          walked = weightAfter - weighedFloodBound(key, actions, weights, ledger, max, cutoff)
+          walked = weightAfter - weighedFloodBound(key, tier.actions, weights, ledger, max, tier.cutoff)
         end
-        if readsNewest then after = newestAfter(key, newest, countOf[i] - replaced) end
+        -- max(S'): the key's newest where an action's records were replaced, else the later of max(S) and now.
+        if readsNewest then after = actionId ~= '' and (tier.count > replaced and scoreAt(key, '-1') or -1) or math.max(now, newest) end
       end
       -- The sums, once: on weights that exist, or that this attempt made; then the TTLs, the weights' with them.
       if ledger.existed or added or weightAfter ~= weight then closeLedger(weights, ledger, added, cost) end
-      if recorded then expire(i, key, actions, weights) end
+      if recorded then expire(tier) end
     end
     reply[r + 1], reply[r + 2], r = weight, weightAfter, r + 2
     if readsNewest then reply[r + 1], reply[r + 2], r = newest, after, r + 2 end
     if weightAfter > max - cost then
-      reply[r + 1], r = fitsAfterWeighed(key, weights, cutoff, walked or weightAfter, max - cost, pending, now), r + 1
+      reply[r + 1], r = fitsAfterWeighed(key, weights, tier.cutoff, walked or weightAfter, max - cost, pending, now), r + 1
     end
   end
 end
@@ -704,12 +677,13 @@ if general then
   -- (or this would be a retry), keeps counting for calls still in flight without its action id ('=' and its stamp),
   -- weight and all (weights and ledger: a cost tier's, nil elsewhere). Returns 1 when the blocked record was in the
   -- window (0 otherwise), and the weight it had there; then the new record's copy goes in the companion.
-  writeActionIds = function(i, key, actions, weights, ledger)
+  writeActionIds = function(tier)
     if not isAction(member) then return 0, 0 end
+    local key, actions, weights, ledger = tier.key, tier.actions, tier.weights, tier.ledger
     local blocked, inWindow, weight = '-' .. actionId, 0, 0
     local blockedAt = call('ZSCORE', key, blocked)
     if blockedAt then
-      if blockedAt + 0 > cutoffOf[i]:sub(2) + 0 then inWindow = 1 end
+      if blockedAt + 0 > tier.cutoff:sub(2) + 0 then inWindow = 1 end
       weight = ledger and unweigh(weights, ledger, { blocked }, { blockedAt })[1] * inWindow or inWindow
       call('ZREM', key, blocked)
     end
@@ -764,8 +738,10 @@ while a0 < rulesAt do
   local failed, k, t = false, k0, t0
   for i = 1, n do
     local kind = KINDS[rules[ARGV[t + tier_rule] + rule_countsCost]]
-    kindOf[i], keyOf[i] = kind, k
-    if not failed then failed = openTier(i, kind, k, t) end
+    if not failed then
+      local tier = openTier(kind, k, t)
+      if type(tier) == 'table' then tierOf[i] = tier else failed = tier end
+    end
     k, t = k + kind.keys, t + kind.fields
   end
   last = t >= rulesAt
@@ -773,18 +749,17 @@ while a0 < rulesAt do
   local tooHeavy = false
   for i = 1, n do
     if failed then break end
-    local kind, key = kindOf[i], KEYS[keyOf[i] + keys_key]
-    local weighedWith, dropped, heavy = kind.weigh(i)
-    local count, o = countOf[i], ruleOf[i]
-    local gap, newest = rules[o + rule_gap], -1
-    heldOf[i], tooHeavy = dropped > 0 or count > 0, tooHeavy or heavy
+    local tier = tierOf[i]
+    local weighedWith, dropped, heavy = tier.kind.weigh(tier)
+    local key, count, gap, newest = tier.key, tier.count, tier.gap, -1
+    tier.held, tooHeavy = dropped > 0 or count > 0, tooHeavy or heavy
     if actionId ~= '' then
       local admittedAt = call('ZSCORE', key, '+' .. actionId)
-      if admittedAt and admittedAt + 0 > cutoffOf[i]:sub(2) + 0 then replayed = true end
+      if admittedAt and admittedAt + 0 > tier.cutoff:sub(2) + 0 then replayed = true end
     end
-    if count > 0 and (gap > 0 or (rules[o + rule_max] == 1 and kind.newestOfOne)) then newest = scoreAt(key, '-1') end
-    newestOf[i] = newest
-    if weighedWith > rules[o + rule_max] or (gap > 0 and newest >= 0 and now - newest < gap) then passes = false end
+    if count > 0 and (gap > 0 or (tier.max == 1 and tier.kind.newestOfOne)) then newest = scoreAt(key, '-1') end
+    tier.newest = newest
+    if weighedWith > tier.max or (gap > 0 and newest >= 0 and now - newest < gap) then passes = false end
   end
   -- Recording would make a key's sums pass what they count exactly (SUM_LIMIT): the decision fails alone, keeping
   -- only what it forgot.
@@ -793,8 +768,9 @@ while a0 < rulesAt do
   if redisClock then reply[r + 1], r = now, r + 1 end
   if actionId ~= '' and (passes or member == '') then member = (passes and '+' or '-') .. actionId end
   for i = 1, n do
-    if failed == TOO_HEAVY and kindOf[i].abandon then kindOf[i].abandon(i) end
-    if not failed then kindOf[i].finish(i) end
+    local tier = tierOf[i]
+    if failed == TOO_HEAVY and tier.kind.abandon then tier.kind.abandon(tier) end
+    if not failed then tier.kind.finish(tier) end
   end
   k0, a0 = k, t
 end
