@@ -15,7 +15,7 @@ import { createClient } from 'redis5';
 import { InMemoryRateLimiter, IORedisRateLimiter, NodeRedisRateLimiter } from 'rolling-rate-limiter';
 import type * as Library from '../src/index.js';
 import { type LogAttempt, microBatcher, SLIDING_LOG_LUA, SLIDING_LOG_SHA1, slidingLogCall } from './floors.js';
-import type * as MultiPath from '../src/redis/decide/multi-path.js';
+import type * as MultiPath from '../src/redis/multi-store.js';
 import type * as DecideCodec from '../src/redis/decide/decide-codec.js';
 import type * as DecideScript from '../src/redis/decide/decide-script.js';
 
@@ -63,7 +63,7 @@ if (!existsSync(ENTRY) || statSync(ENTRY).mtimeMs < newest(join(ROOT, 'src'))) {
 }
 const built = <T>(path: string): T => createRequire(import.meta.url)(join(ROOT, 'dist/cjs', path)) as T;
 const { RollingRateLimiter, RateLimiterStack } = built<typeof Library>('index.js');
-const { attemptCommands } = built<typeof MultiPath>('redis/decide/multi-path.js');
+const { attemptCommands } = built<typeof MultiPath>('redis/multi-store.js');
 const { encodeCall } = built<typeof DecideCodec>('redis/decide/decide-codec.js');
 const { DECIDE_SCRIPT } = built<typeof DecideScript>('redis/decide/decide-script.js');
 const { VERDICT } = built<typeof DecideCodec>('redis/decide/decide-codec.js');

@@ -10,7 +10,7 @@ import { KeyBuilder } from '../../../src/core/identity.js';
 import type { RedisAdapter } from '../../../src/redis/adapters/adapter.js';
 import { IORedisAdapter } from '../../../src/redis/adapters/ioredis-adapter.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
-import { attemptWithMulti, peekWithMulti } from '../../../src/redis/decide/multi-path.js';
+import { attemptWithMulti, peekWithMulti } from '../../../src/redis/multi-store.js';
 import { ReferenceLimiter } from '../../support/reference-model.js';
 import { commandCalls } from '../../support/command-stats.js';
 import { uniqueNamespaces } from '../../support/namespaces.js';

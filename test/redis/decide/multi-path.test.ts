@@ -4,7 +4,7 @@ import type { WindowRule } from '../../../src/core/decision-model.js';
 import { StoreError } from '../../../src/index.js';
 import type { RedisAdapter } from '../../../src/redis/adapters/adapter.js';
 import type { RedisCommand } from '../../../src/redis/adapters/client-types.js';
-import { attemptWithMulti, peekWithMulti } from '../../../src/redis/decide/multi-path.js';
+import { attemptWithMulti, peekWithMulti } from '../../../src/redis/multi-store.js';
 import { MemoryStore } from '../../../src/stores/memory/memory-store.js';
 import type { Tier } from '../../../src/core/store.js';
 
