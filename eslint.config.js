@@ -18,6 +18,7 @@ const LAYERS = [
   { folder: 'resilience', above: ['stores', 'redis', 'options', 'limiters', 'http', 'integrations'] },
   { folder: 'options', above: ['limiters', 'http', 'integrations'] },
   { folder: 'limiters', above: ['http', 'integrations'] },
+  { folder: 'http', above: ['integrations'] },
 ];
 
 const upTo = (folders) => `^(\\.\\./)+(${folders.join('|')})/|^(\\.\\./)+index\\.js$`;

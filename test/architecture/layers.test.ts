@@ -66,6 +66,10 @@ describe('the layers of src/', () => {
     expect(inCore?.messages.map((message) => message.ruleId)).to.include('@typescript-eslint/no-restricted-imports');
     const [inOptions] = await eslint.lintText(wrong, { filePath: join(SRC, 'options', 'layer-probe.ts') });
     expect(inOptions?.messages.filter((message) => message.ruleId === '@typescript-eslint/no-restricted-imports')).to.deep.equal([]);
+    // http sits below integrations: the NestJS entry may import the middleware's parts, never the other way.
+    const up = "import { RollingWindowGuard } from '../integrations/nestjs/rolling-window-guard.js';\nexport const guard = RollingWindowGuard;\n";
+    const [inHttp] = await eslint.lintText(up, { filePath: join(SRC, 'http', 'layer-probe.ts') });
+    expect(inHttp?.messages.map((message) => message.ruleId)).to.include('@typescript-eslint/no-restricted-imports');
   });
 
   it('keeps Nest out of the main entry: it reaches no file of src/integrations/, and only those import @nestjs', () => {

@@ -5,7 +5,7 @@ import type { RedisCommand } from './client-types.js';
  * The small interface through which the Redis store talks to any client: an
  * adapter sends commands and hands back raw replies, never interpreting them.
  * There is one per client (see `adapterFor`); the batcher of `batch: true`
- * hangs on it as a member that decide/decision-batcher.ts declares.
+ * is found by script-store.ts, in a WeakMap by the client.
  */
 export interface RedisAdapter {
   /** The user's client, to tell whether two limiters share one. */
