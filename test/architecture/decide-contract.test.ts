@@ -13,15 +13,7 @@ import { createHash } from 'node:crypto';
 import { HIT_LOG_SCRIPT } from '../../src/http/stores/hit-log/hit-log-script.js';
 import type { Tier } from '../../src/core/store.js';
 import type { WindowRule } from '../../src/core/decision-model.js';
-import {
-  HEADER_FIELDS,
-  KEY_FIELDS,
-  readOutcomes,
-  REPLY_FIELDS,
-  RULE_FIELDS,
-  TIER_FIELDS,
-  type ScriptDecision,
-} from '../../src/redis/decide/decide-codec.js';
+import { HEADER_FIELDS, KEY_FIELDS, readOutcomes, REPLY_FIELDS, RULE_FIELDS, TIER_FIELDS, type ScriptDecision } from '../../src/redis/decide/decide-codec.js';
 import { DECIDE_LUA } from '../../src/redis/decide/decide-lua.js';
 import { DECIDE_SCRIPT } from '../../src/redis/decide/decide-script.js';
 import { ATOMIC_BLOCK_SCRIPT } from '../../src/redis/scripts/atomic-block-script.js';
@@ -101,10 +93,17 @@ describe('the decide script and its codec: one contract', () => {
     const attempt: ScriptDecision = { tiers: [tier(rule(2, false, 100)), tier(rule(10, true))], now, dryRun: false, cost: 3 };
     const actions = { count: 1, countAfter: 2, newest: now - 100, newestAfter: now, fitsAfter: now - 100 };
     const cost = { count: 5, countAfter: 8, fitsAfter: now - 50 };
-    const [read] = readOutcomes([attempt], reply([REPLY_FIELDS.decision, { verdict: 1 }], [REPLY_FIELDS.actions.attempt, actions], [REPLY_FIELDS.cost.attempt, cost]));
+    const [read] = readOutcomes(
+      [attempt],
+      reply([REPLY_FIELDS.decision, { verdict: 1 }], [REPLY_FIELDS.actions.attempt, actions], [REPLY_FIELDS.cost.attempt, cost]),
+    );
     expect(read).to.deep.include({ now, alreadyAdmitted: false });
-    expect(read).to.have.nested.property('tiers[0].after').that.deep.equals({ count: 2, newest: now, fitsAfter: now - 100 });
-    expect(read).to.have.nested.property('tiers[1].after').that.deep.equals({ count: 8, newest: undefined, fitsAfter: now - 50 });
+    expect(read)
+      .to.have.nested.property('tiers[0].after')
+      .that.deep.equals({ count: 2, newest: now, fitsAfter: now - 100 });
+    expect(read)
+      .to.have.nested.property('tiers[1].after')
+      .that.deep.equals({ count: 8, newest: undefined, fitsAfter: now - 50 });
     // A dry run on a full tier that counts actions: the (k-1)-th and k-th newest, in that order, decide the wait.
     const dryRun: ScriptDecision = { tiers: [tier(rule(2, false))], now, dryRun: true };
     const sample = { count: 2, kMinus1thNewest: now - 100, kthNewest: now - 900_000 };
