@@ -2,7 +2,7 @@
 // TRYAGAIN, CLUSTERDOWN; and EXECABORT, which is what EXEC answers when a
 // command of the MULTI met one of them when queued, and all node-redis 4
 // reports). Redis ran nothing, so sending the call again cannot record an
-// attempt twice (docs/guides/redis-cluster.md, "When slots move").
+// attempt twice (docs/guides/redis-cluster.md, "Resharding").
 
 /**
  * What a refusal says: where to go (`moved`, `ask`), to try again soon

@@ -1,7 +1,7 @@
 // The adapter for node-redis (`redis` 4 and 5) cluster clients. Every call is
 // routed by its first key; single commands (the scripts) follow MOVED and ASK
 // in the client. What node-redis leaves undone (docs/guides/redis-cluster.md,
-// "When slots move" and "When a master fails"), the adapter does: a MULTI
+// "Resharding" and "When a master fails"), the adapter does: a MULTI
 // refused (v5: MOVED, ASK; v4: EXECABORT) or a TRYAGAIN is sent again by
 // ClusterSlotMap.resend, which also queues ASKING right before its command
 // (v4 sends it apart, where another command can take it); and calls to a dead

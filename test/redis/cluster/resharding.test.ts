@@ -1,13 +1,15 @@
 // Resharding under load, on a real 3-master Redis Cluster started here: every
 // cluster client the library supports, batched and not, decides at once
-// (test/support/reshard-load.ts: 8 callers on 60 ids each, a limiter of actions
-// and a budget with settle and undo, every id cleared at the end) while the
-// slots of the hot ids move between the masters:
+// (test/support/reshard-load.ts: 8 callers on 60 ids each, 40,000 calls, on a
+// limiter of actions, a 2-tier stack, and a budget with settle and undo, every
+// id cleared at the end) while the slots of 12 of the ids move between the
+// masters:
 //   - rounds of moves 200 ms apart: no call may fail;
 //   - moves back to back (20 ms between rounds): at most 0.1% of calls may fail;
 //   - `redis-cli --cluster reshard` moving 4,096 slots, the hot ones among them:
 //     no call may fail.
-// Each id of the limiter of actions must admit exactly what its rule allows.
+// Each id must admit exactly its first attempts up to the limit, on the limiter
+// and on the stack.
 // It prints, per configuration, calls, rejections (with their messages) and the
 // slowest call.
 
@@ -29,8 +31,11 @@ const HOT_PER_SLOT = 3;
 const HOT_SLOTS = 4;
 /** Calls each configuration makes at least during the reshard; it goes on until the reshard is done. */
 const RESHARD_LEAST_ATTEMPTS = 2_000;
-/** At most this share of calls may fail with moves back to back (0.1%). */
-const BACK_TO_BACK_FAILURES = ATTEMPTS / 1_000;
+/**
+ * Calls on Valkey GLIDE with moves back to back: each TRYAGAIN holds a GLIDE caller at least 1.28 s (see below), so
+ * 40,000 calls took 5 minutes there, where the other clients took 1 to 2; a quarter of them keeps the suite's time.
+ */
+const GLIDE_BACK_TO_BACK_ATTEMPTS = 10_000;
 
 /**
  * The limiters' `timeout`: the default, 2 s, except on Valkey GLIDE, which itself retries a command refused with
@@ -42,6 +47,7 @@ const timeoutFor = (kind: ClusterClientKind): number => (kind === GLIDE_CLUSTER_
 /** One client, batched or not. */
 interface Configuration {
   readonly name: string;
+  readonly kind: ClusterClientKind;
   readonly connected: ConnectedCluster;
   readonly batch: boolean;
   readonly timeout: number;
@@ -60,7 +66,7 @@ describe('resharding under load on a real Redis Cluster', function () {
     for (const kind of CLIENTS) {
       const connected = await kind.connect(cluster);
       for (const batch of [false, true]) {
-        configurations.push({ name: `${kind.name}${batch ? ', batch: true' : ''}`, connected, batch, timeout: timeoutFor(kind) });
+        configurations.push({ name: `${kind.name}${batch ? ', batch: true' : ''}`, kind, connected, batch, timeout: timeoutFor(kind) });
       }
     }
   });
@@ -74,10 +80,10 @@ describe('resharding under load on a real Redis Cluster', function () {
     return cluster;
   };
 
-  /** Every configuration's load at once, on the same ids, `attempts` calls each and on while `keepGoing`. */
-  const loadEverywhere = (ids: LoadIds, attempts: number, keepGoing?: () => boolean): Promise<LoadResult[]> =>
+  /** Every configuration's load at once, on the same ids, `attemptsOf` it calls each and on while `keepGoing`. */
+  const loadEverywhere = (ids: LoadIds, attemptsOf: (kind: ClusterClientKind) => number, keepGoing?: () => boolean): Promise<LoadResult[]> =>
     Promise.all(
-      configurations.map(({ name, connected, batch, timeout }) =>
+      configurations.map(({ name, kind, connected, batch, timeout }) =>
         runLoad({
           name,
           client: connected.client,
@@ -85,7 +91,7 @@ describe('resharding under load on a real Redis Cluster', function () {
           timeout,
           namespace: namespaces.next(name),
           ids,
-          attempts,
+          attempts: attemptsOf(kind),
           keepGoing,
           callers: CALLERS,
           seed: seed++,
@@ -101,11 +107,14 @@ describe('resharding under load on a real Redis Cluster', function () {
     }
   };
 
-  for (const { pacing, roundPauseMs, allowed } of [
-    { pacing: 'rounds of moves 200 ms apart', roundPauseMs: 200, allowed: 0 },
-    { pacing: 'moves back to back', roundPauseMs: 20, allowed: BACK_TO_BACK_FAILURES },
+  // Keys move 10 per MIGRATE at redis-cli's pace; back to back, one at a time, so an id's keys stay split longer.
+  // Back to back, at most 0.1% of each client's calls may fail.
+  for (const { pacing, roundPauseMs, keysPerBatch, backToBack } of [
+    { pacing: 'rounds of moves 200 ms apart', roundPauseMs: 200, keysPerBatch: 10, backToBack: false },
+    { pacing: 'moves back to back', roundPauseMs: 20, keysPerBatch: 1, backToBack: true },
   ]) {
-    it(`${pacing}: ${allowed === 0 ? 'no call fails' : `at most ${allowed} of ${ATTEMPTS} calls fail`} and every id stays exact, on every client, batched and not`, async () => {
+    const attemptsOf = (kind: ClusterClientKind): number => (backToBack && kind === GLIDE_CLUSTER_CLIENT ? GLIDE_BACK_TO_BACK_ATTEMPTS : ATTEMPTS);
+    it(`${pacing}: ${backToBack ? 'at most 0.1% of calls fail' : 'no call fails'} and every id stays exact, on every client, batched and not`, async () => {
       const hotSlots = Array.from({ length: HOT_SLOTS }, (_, i) => (1_200 + 4_099 * i + roundPauseMs) % 16_384);
       const ids = loadIds(hotSlots, HOT_PER_SLOT, IDS);
       let loading = true;
@@ -113,20 +122,22 @@ describe('resharding under load on a real Redis Cluster', function () {
       const mover = (async () => {
         while (loading) {
           for (const slot of hotSlots) {
-            await moveSlot(handle(), slot, undefined, { keysPerBatch: 10, pauseMs: 2 });
+            await moveSlot(handle(), slot, undefined, { keysPerBatch, pauseMs: 2 });
             moves += 1;
           }
           await delay(roundPauseMs);
         }
       })();
-      const results = await loadEverywhere(ids, ATTEMPTS).finally(() => {
+      const results = await loadEverywhere(ids, attemptsOf).finally(() => {
         loading = false;
       });
       await mover;
       report(`${pacing}, ${moves} slot moves`, results);
       for (const result of results) {
         expect(result.inexact, `${result.name}: ids whose admissions are not exact`).to.deep.equal([]);
-        expect(result.rejected, `${result.name}: rejected calls (${result.messages.join(' | ')})`).to.be.at.most(allowed);
+        expect(result.rejected, `${result.name}: rejected calls (${result.messages.join(' | ')})`).to.be.at.most(
+          backToBack ? Math.floor(result.attempts / 1_000) : 0,
+        );
       }
     });
   }
@@ -143,7 +154,11 @@ describe('resharding under load on a real Redis Cluster', function () {
     const reshard = reshardWithRedisCli(handle(), { from: source.master.id, to: target.master.id, slots: 4_096 }).finally(() => {
       resharding = false;
     });
-    const results = await loadEverywhere(ids, RESHARD_LEAST_ATTEMPTS, () => resharding);
+    const results = await loadEverywhere(
+      ids,
+      () => RESHARD_LEAST_ATTEMPTS,
+      () => resharding,
+    );
     await reshard;
     const after = await slotOwners(handle());
     const moved = after.filter((range) => range.master.id === target.master.id).reduce((sum, range) => sum + range.end - range.start + 1, 0);
