@@ -305,8 +305,7 @@ if general then
     if forget == '' or horizon ~= ttl then forget = format('%d', now - 1000 * horizon) end
     local tier = {
       kind = kind, key = key, actions = KEYS[k + keys_actions], weights = kind.keys == keys_width and KEYS[k + keys_weights],
-      o = o, max = rules[o + rule_max], gap = rules[o + rule_gap], countBlocked = rules[o + rule_countBlocked],
-      cutoff = cutoff, forget = forget, horizon = horizon, marked = marked, empty = first[1] == nil,
+      o = o, cutoff = cutoff, forget = forget, horizon = horizon, marked = marked, empty = first[1] == nil,
       count = first[1] and call('ZCOUNT', key, cutoff, '+inf') or 0,
       held = false, newest = -1, ledger = false, cost = kind.keys == keys_width and ARGV[t + tier_cost] + 0, weight = 0,
     }
@@ -319,7 +318,7 @@ if general then
   expire = function(tier)
     local horizon, o, key, actions, weights = tier.horizon, tier.o, tier.key, tier.actions, tier.weights
     local ttl = horizon == rules[o + rule_ttl] and ARGV[rulesAt + o + rule_ttl] or format('%d', horizon)
-    local actionTtl = (actionId ~= '' or tier.countBlocked and tier.held) and format('%d', horizon + 1)
+    local actionTtl = (actionId ~= '' or rules[tier.o + rule_countBlocked] and tier.held) and format('%d', horizon + 1)
     if last or rules[o + rule_interval] >= LONG_INTERVAL then
       call('PEXPIRE', key, ttl)
       if actionTtl then call('PEXPIRE', actions, actionTtl) end
@@ -387,8 +386,9 @@ if general and anyActionTier then
   end
 
   ACTIONS.finish = function(tier)
-    local key, actions, count, newest, max = tier.key, tier.actions, tier.count, tier.newest, tier.max
-    local readsNewest = tier.gap > 0 or max == 1
+    local key, actions, count, newest, o = tier.key, tier.actions, tier.count, tier.newest, tier.o
+    local max = rules[o + rule_max]
+    local readsNewest = rules[o + rule_gap] > 0 or max == 1
     if not record then
       -- A dry run: the (k-1)-th and k-th newest of S.
       local nearlyFull, full, kMinus1thNewest, kthNewest = max > 1 and count >= max - 1, count >= max, -1, -1
@@ -405,7 +405,7 @@ if general and anyActionTier then
       return
     end
     local countAfter, after = count, newest
-    if not replayed and (passes or tier.countBlocked) then
+    if not replayed and (passes or rules[o + rule_countBlocked]) then
       countAfter = countAfter - writeActionIds(tier) + addRecord(tier)
       -- The flood bound keeps the newest max records of the window, and more: |S'| stays at least max.
       if countAfter > max then floodBound(key, actions, max, countAfter) end
@@ -585,7 +585,7 @@ if general and anyCostTier then
         readLive = live, readAnon = anon, readPastAt = pastAt, existed = true,
       }
     else
-      tier.ledger = recount(tier.key, tier.weights, tier.max, tier.cutoff:sub(2), format('%d', tier.horizon))
+      tier.ledger = recount(tier.key, tier.weights, rules[tier.o + rule_max], tier.cutoff:sub(2), format('%d', tier.horizon))
     end
     return false
   end
@@ -626,8 +626,9 @@ if general and anyCostTier then
   end
 
   COST.finish = function(tier)
-    local key, weights, ledger, cost, weight, newest, max = tier.key, tier.weights, tier.ledger, tier.cost, tier.weight, tier.newest, tier.max
-    local readsNewest, counted = tier.gap > 0, passes or tier.countBlocked
+    local key, weights, ledger, cost, weight, newest = tier.key, tier.weights, tier.ledger, tier.cost, tier.weight, tier.newest
+    local o = tier.o
+    local max, readsNewest, counted = rules[o + rule_max], rules[o + rule_gap] > 0, passes or rules[o + rule_countBlocked]
     -- S' weighed (less what the flood bound removed of it: what a wait walks), max(S'), and a dry run's attempt.
     local weightAfter, walked, after, pending = weight, nil, newest, nil
     if not record then
@@ -751,15 +752,16 @@ while a0 < rulesAt do
     if failed then break end
     local tier = tierOf[i]
     local weighedWith, dropped, heavy = tier.kind.weigh(tier)
-    local key, count, gap, newest = tier.key, tier.count, tier.gap, -1
+    local key, count, o, newest = tier.key, tier.count, tier.o, -1
+    local gap, max = rules[o + rule_gap], rules[o + rule_max]
     tier.held, tooHeavy = dropped > 0 or count > 0, tooHeavy or heavy
     if actionId ~= '' then
       local admittedAt = call('ZSCORE', key, '+' .. actionId)
       if admittedAt and admittedAt + 0 > tier.cutoff:sub(2) + 0 then replayed = true end
     end
-    if count > 0 and (gap > 0 or (tier.max == 1 and tier.kind.newestOfOne)) then newest = scoreAt(key, '-1') end
+    if count > 0 and (gap > 0 or (max == 1 and tier.kind.newestOfOne)) then newest = scoreAt(key, '-1') end
     tier.newest = newest
-    if weighedWith > tier.max or (gap > 0 and newest >= 0 and now - newest < gap) then passes = false end
+    if weighedWith > max or (gap > 0 and newest >= 0 and now - newest < gap) then passes = false end
   end
   -- Recording would make a key's sums pass what they count exactly (SUM_LIMIT): the decision fails alone, keeping
   -- only what it forgot.
