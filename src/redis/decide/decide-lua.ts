@@ -95,9 +95,10 @@ local MARK_OF_ACTIONS, MARK_OF_COST = '#count', '#cost'
 local ARGV, KEYS, type, format, call, tryCall = ARGV, KEYS, type, string.format, redis.call, redis.pcall
 
 ---------------------------------------------------------------------------------------------------------------------
--- Helpers. Every function is made anew by each call of the script (about a thousand instructions each, bench case
--- 'default path'): those below serve every path; the sections of the general path are made only for a call that
--- has a decision off the short path, and those of cost tiers only for one with a cost tier.
+-- The call. Every function and table the script makes is made anew by each call (a function costs about a
+-- thousand instructions, more with each name it reads from outside: bench cases 'default path' and 'cost tier'):
+-- the short path makes none; the sections after it are made only for a call that leaves it, a kind's steps only for
+-- a call with a tier of that kind.
 
 -- The call's rules, read once: the rule at offset o has its max at rules[o + rule_max], its ttl as a number at
 -- rules[o + rule_ttl] (as text: ARGV[rulesAt + o + rule_ttl]). The codec sends numbers where numbers are read: a call
@@ -212,7 +213,7 @@ while a0 < rulesAt do
 end
 
 ---------------------------------------------------------------------------------------------------------------------
--- Helpers, made only for a call with a decision off the short path (as is everything below but the decision loop).
+-- Helpers (made, as everything below but the decision loop, only for a call with a decision off the short path).
 local general = a0 < rulesAt
 local scoreAt, removeAll, isAction, walk, blockedUpTo
 
