@@ -292,9 +292,9 @@ if general then
   -- Opens a tier of the decision, its keys from k and its fields from t: the key's rank 0, its mark (which tells the
   -- key's type and kind too, as the short path reads it) and the horizon it holds (the longest of its writers'), the
   -- cutoff and forget stamps (on Redis's clock the call is stamped as it runs; either way it keeps what a call in
-  -- flight may count, for the key's horizon), and |S|; then what its kind reads. Returns the tier, one table that the
-  -- steps read and fill (from the rule: max, gap, countBlocked; then held, newest, and on a tier that counts cost its
-  -- ledger, cost and W(S)), or why the decision fails.
+  -- flight may count, for the key's horizon), and |S|; then what its kind reads. Returns the tier, one table of 16
+  -- fields (a hash part of 16: bench case 'actions stack') that the steps read and fill (held, newest, and on a tier
+  -- that counts cost its ledger, cost and W(S)), or why the decision fails.
   openTier = function(kind, k, t)
     local o, key = ARGV[t + tier_rule] + 0, KEYS[k + keys_key]
     local ttl, first, marked = rules[o + rule_ttl], tryCall('ZRANGE', key, '0', '0', 'WITHSCORES'), 0
