@@ -279,23 +279,23 @@ end
 -- whether a max of 1 reads max(S), and its steps, each given the tier (below): open (what it reads beyond |S|, or
 -- the decision's failure), weigh (step 1 on an attempt, and what S weighs with the attempt, how many records it
 -- forgot, and whether recording would pass SUM_LIMIT), finish (step 5 and the reply on an attempt, the reply on a
--- dry run), abandon (a decision that failed after weigh). A new kind is one more section and one more entry here.
-local ACTIONS, COST, KINDS, floodBound
+-- dry run), abandon (a decision that failed after weigh). Each section makes its kind's table; a new kind is one
+-- more section, and its place in the decision loop's dispatch (the line that picks a tier's kind by its rule).
+local ACTIONS, COST, floodBound
 -- Steps every kind shares (made with the general path), and the tiers of the decision at hand.
 local openTier, expire, addRecord, writeActionIds, unweigh, tierOf
 
 if general then
-  ACTIONS = { keys = keys_width - 1, fields = tier_width - 1, mark = MARK_OF_ACTIONS, other = MARK_OF_COST, newestOfOne = true }
-  COST = { keys = keys_width, fields = tier_width, mark = MARK_OF_COST, other = MARK_OF_ACTIONS, newestOfOne = false }
-  KINDS, tierOf = { [false] = ACTIONS, [true] = COST }, {}
+  tierOf = {}
 
   -- Opens a tier of the decision, its keys from k and its fields from t: the key's rank 0, its mark (which tells the
   -- key's type and kind too, as the short path reads it) and the horizon it holds (the longest of its writers'), the
   -- cutoff and forget stamps (on Redis's clock the call is stamped as it runs; either way it keeps what a call in
-  -- flight may count, for the key's horizon), and |S|; then what its kind reads. Returns the tier, one table of 16
-  -- fields (a hash part of 16: bench case 'actions stack') that the steps read and fill (held, newest, and on a tier
-  -- that counts cost its ledger, cost and W(S)), or why the decision fails.
-  openTier = function(kind, k, t)
+  -- flight may count, for the key's horizon), and |S|; then what its kind reads. Returns the tier (the i-th of the
+  -- decision), one table of 16 fields that the steps read and fill (held, newest, and on a tier that counts cost its
+  -- ledger, cost and W(S)), made once per place and filled anew by each decision (bench case 'actions stack'), or why
+  -- the decision fails.
+  openTier = function(i, kind, k, t)
     local o, key = ARGV[t + tier_rule] + 0, KEYS[k + keys_key]
     local ttl, first, marked = rules[o + rule_ttl], tryCall('ZRANGE', key, '0', '0', 'WITHSCORES'), 0
     if first.err or (actionId ~= '' and type(tryCall('ZCARD', KEYS[k + keys_actions])) ~= 'number') then return WRONG_TYPE end
@@ -304,12 +304,21 @@ if general then
     local horizon, cutoff, forget = marked > ttl and marked or ttl, ARGV[t + tier_cutoff], ARGV[t + tier_forget]
     if cutoff == '' then cutoff = '(' .. format('%d', now - rules[o + rule_interval]) end
     if forget == '' or horizon ~= ttl then forget = format('%d', now - 1000 * horizon) end
-    local tier = {
-      kind = kind, key = key, actions = KEYS[k + keys_actions], weights = kind.keys == keys_width and KEYS[k + keys_weights],
-      o = o, cutoff = cutoff, forget = forget, horizon = horizon, marked = marked, empty = first[1] == nil,
-      count = first[1] and call('ZCOUNT', key, cutoff, '+inf') or 0,
-      held = false, newest = -1, ledger = false, cost = kind.keys == keys_width and ARGV[t + tier_cost] + 0, weight = 0,
-    }
+    local weighed, tier = kind.keys == keys_width, tierOf[i]
+    local actions, weights, cost = KEYS[k + keys_actions], weighed and KEYS[k + keys_weights], weighed and ARGV[t + tier_cost] + 0
+    local count = first[1] and call('ZCOUNT', key, cutoff, '+inf') or 0
+    if tier then
+      tier.kind, tier.key, tier.actions, tier.weights, tier.o, tier.cutoff = kind, key, actions, weights, o, cutoff
+      tier.forget, tier.horizon, tier.marked, tier.empty, tier.count = forget, horizon, marked, first[1] == nil, count
+      tier.held, tier.newest, tier.ledger, tier.cost, tier.weight = false, -1, false, cost, 0
+    else
+      tier = {
+        kind = kind, key = key, actions = actions, weights = weights, o = o, cutoff = cutoff, forget = forget,
+        horizon = horizon, marked = marked, empty = first[1] == nil, count = count, held = false, newest = -1,
+        ledger = false, cost = cost, weight = 0,
+      }
+      tierOf[i] = tier
+    end
     return kind.open and kind.open(tier) or tier
   end
 
@@ -345,6 +354,8 @@ end
 
 -- The steps of a tier that counts actions, made only for a call with one off the short path.
 if general and anyActionTier then
+  ACTIONS = { keys = keys_width - 1, fields = tier_width - 1, mark = MARK_OF_ACTIONS, other = MARK_OF_COST, newestOfOne = true }
+
   -- The flood bound (docs/semantics.md, "Memory per key"), after a write that left count records in the window
   -- (more than max): keep what a later decision could still tell apart, whatever is undone or cleared later: every
   -- admitted action, the newest max records without an action id, and the blocked actions newer than the max-th
@@ -434,6 +445,8 @@ end
 -- (closeLedger), with the new record's weight. settle and undo move live for a record after pastAt.
 
 if general and anyCostTier then
+  COST = { keys = keys_width, fields = tier_width, mark = MARK_OF_COST, other = MARK_OF_ACTIONS, newestOfOne = false }
+
   -- The weights of members, in order, as numbers (0 where one has none).
   local function weightsOf(weights, members)
     local values = {}
@@ -739,10 +752,10 @@ while a0 < rulesAt do
   now = nowText + 0
   local failed, k, t = false, k0, t0
   for i = 1, n do
-    local kind = KINDS[rules[ARGV[t + tier_rule] + rule_countsCost]]
+    local kind = rules[ARGV[t + tier_rule] + rule_countsCost] and COST or ACTIONS
     if not failed then
-      local tier = openTier(kind, k, t)
-      if type(tier) == 'table' then tierOf[i] = tier else failed = tier end
+      local tier = openTier(i, kind, k, t)
+      if type(tier) ~= 'table' then failed = tier end
     end
     k, t = k + kind.keys, t + kind.fields
   end
