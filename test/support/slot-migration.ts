@@ -34,6 +34,8 @@ export interface SlotMove {
 }
 
 const MAX_BATCHES = 10_000;
+/** Times `ownerOfSlot` asks the masters before it gives up. */
+const OWNER_ASKS = 20;
 const MIGRATE_TIMEOUT_MS = 5_000;
 
 /** `count` ids (`<prefix>0`, `<prefix>1`, ...) whose keys, in any namespace, hash to `slot`. */
@@ -100,15 +102,21 @@ function selfClaimOf(clusterNodes: string, slot: number): string | undefined {
  * gossips, and would send the next move to the wrong source.
  */
 export async function ownerOfSlot(cluster: RedisClusterHandle, slot: number): Promise<string> {
-  const masters = await mastersOf(cluster);
-  const claims = await Promise.all(
-    [...masters.values()].map(({ url }) =>
-      withConnection(url, async (redis) => selfClaimOf(String(await redis.call('CLUSTER', 'NODES')), slot)).catch(() => undefined),
-    ),
-  );
-  const claimants = [...masters].filter(([, master]) => claims.includes(master.id)).map(([address]) => address);
-  if (claimants.length !== 1) throw new Error(`slot ${slot} is claimed by ${claimants.length === 0 ? 'no master' : claimants.join(' and ')}`);
-  return claimants[0] as string;
+  // A master that did not answer in time (a loaded machine), or nodes still gossiping a change, can leave the slot
+  // claimed by none or two for a moment: asked again, a few times, 100 ms apart.
+  let claimants: string[] = [];
+  for (let asked = 0; asked < OWNER_ASKS; asked++) {
+    if (asked > 0) await delay(100);
+    const masters = await mastersOf(cluster);
+    const claims = await Promise.all(
+      [...masters.values()].map(({ url }) =>
+        withConnection(url, async (redis) => selfClaimOf(String(await redis.call('CLUSTER', 'NODES')), slot)).catch(() => undefined),
+      ),
+    );
+    claimants = [...masters].filter(([, master]) => claims.includes(master.id)).map(([address]) => address);
+    if (claimants.length === 1) return claimants[0] as string;
+  }
+  throw new Error(`slot ${slot} is claimed by ${claimants.length === 0 ? 'no master' : claimants.join(' and ')}, asked ${OWNER_ASKS} times`);
 }
 
 /**
