@@ -35,7 +35,7 @@ export interface SlotMove {
 
 const MAX_BATCHES = 10_000;
 /** Times `ownerOfSlot` asks the masters before it gives up. */
-const OWNER_ASKS = 20;
+const OWNER_ASKS = 10;
 const MIGRATE_TIMEOUT_MS = 5_000;
 
 /** `count` ids (`<prefix>0`, `<prefix>1`, ...) whose keys, in any namespace, hash to `slot`. */
@@ -116,7 +116,9 @@ export async function ownerOfSlot(cluster: RedisClusterHandle, slot: number): Pr
     claimants = [...masters].filter(([, master]) => claims.includes(master.id)).map(([address]) => address);
     if (claimants.length === 1) return claimants[0] as string;
   }
-  throw new Error(`slot ${slot} is claimed by ${claimants.length === 0 ? 'no master' : claimants.join(' and ')}, asked ${OWNER_ASKS} times`);
+  if (claimants.length > 1) throw new Error(`slot ${slot} is claimed by ${claimants.join(' and ')}, asked ${OWNER_ASKS} times`);
+  // No master's own line claims it (met once in the whole suite, never alone): what a node's CLUSTER SLOTS says.
+  return masterServingSlot(cluster, slot);
 }
 
 /**
